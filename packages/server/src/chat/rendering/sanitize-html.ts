@@ -1,0 +1,124 @@
+import sanitize from "sanitize-html";
+import type { IOptions, Attributes } from "sanitize-html";
+
+const HTTP_URL = /^https?:\/\//i;
+// Absolute web and mail links, or paths on Parley itself. Anything else (other schemes, odd
+// relative forms such as a backtick-quoted value) is refused rather than interpreted.
+const ALLOWED_HREF = /^(?:https?:|mailto:|\/(?![/\\])|#)/i;
+
+// Order matters for idempotency: attributes are re-emitted in this fixed order, so sanitizing
+// sanitized output yields the same string.
+function normaliseLinkAttributes(attribs: Attributes): Attributes {
+  const out: Attributes = {};
+  const href = attribs.href?.trim();
+  if (href !== undefined && ALLOWED_HREF.test(href)) out.href = href;
+  if (attribs.title !== undefined) out.title = attribs.title;
+  if (attribs.target?.toLowerCase() === "_blank") out.target = "_blank";
+  // Always set, whatever the author wrote: no window.opener, no referrer, no SEO credit for spam.
+  out.rel = "noopener noreferrer nofollow";
+  return out;
+}
+
+const OPTIONS: IOptions = {
+  allowedTags: [
+    "p",
+    "br",
+    "strong",
+    "em",
+    "b",
+    "i",
+    "u",
+    "s",
+    "del",
+    "code",
+    "pre",
+    "blockquote",
+    "ul",
+    "ol",
+    "li",
+    "a",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "hr",
+    "table",
+    "caption",
+    "thead",
+    "tbody",
+    "tfoot",
+    "tr",
+    "th",
+    "td",
+    "img",
+  ],
+  allowedAttributes: {
+    a: ["href", "title", "target", "rel"],
+    img: ["src", "alt", "title"],
+    ol: ["start"],
+    th: ["colspan", "rowspan"],
+    td: ["colspan", "rowspan"],
+  },
+  // Fenced code blocks carry their language for client-side highlighting.
+  allowedClasses: { code: ["language-*"] },
+  allowedSchemes: ["http", "https", "mailto"],
+  allowedSchemesByTag: { img: ["http", "https"] },
+  allowedSchemesAppliedToAttributes: ["href", "src"],
+  allowProtocolRelative: false,
+  allowVulnerableTags: false,
+  disallowedTagsMode: "discard",
+  // Elements whose content is code, raw text or a hidden document: drop it together with the tag
+  // rather than surfacing it as visible text.
+  nonTextTags: [
+    "script",
+    "style",
+    "textarea",
+    "option",
+    "select",
+    "xmp",
+    "noscript",
+    "noembed",
+    "noframes",
+    "iframe",
+    "object",
+    "template",
+    "title",
+    "plaintext",
+    // Foreign content: htmlparser2 stops applying HTML's implied end tags inside it, so keeping
+    // its text would let the same input parse differently once the wrapper is gone.
+    "svg",
+    "math",
+  ],
+  transformTags: {
+    a: (tagName, attribs) => ({ tagName, attribs: normaliseLinkAttributes(attribs) }),
+  },
+  exclusiveFilter: (frame) => {
+    // A relative image URL would be fetched from Parley's own origin; only absolute web images.
+    if (frame.tag === "img") return !HTTP_URL.test(frame.attribs.src ?? "");
+    // A link whose href was refused keeps its text, not an empty anchor.
+    if (frame.tag === "a" && frame.attribs.href === undefined) return "excludeTag";
+    return false;
+  },
+};
+
+// Property tests never needed more than two; the bound only stops a pathological input looping.
+const MAX_PASSES = 4;
+
+/**
+ * Reduces untrusted HTML to the small set of formatting chat messages may use. Idempotent:
+ * sanitizing already-sanitized HTML returns it unchanged.
+ */
+export function sanitizeHtml(html: string): string {
+  // One pass can leave markup that parses differently the second time (a tag dropped from
+  // between two others changes which end tags are implied), so repeat until the output is
+  // stable: stored HTML must come back byte for byte when it is sanitized again on read.
+  let current = sanitize(html, OPTIONS);
+  for (let pass = 1; pass < MAX_PASSES; pass++) {
+    const next = sanitize(current, OPTIONS);
+    if (next === current) return current;
+    current = next;
+  }
+  return current;
+}
