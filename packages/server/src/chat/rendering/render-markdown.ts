@@ -3,12 +3,12 @@ import { sanitizeHtml } from "./sanitize-html.js";
 
 // Raw HTML in markdown is shown as text, never interpreted; bare URLs become links; a single
 // newline is a line break, as people type in chat.
-const markdown = new MarkdownIt({ html: false, linkify: true, breaks: true });
+const parser = new MarkdownIt({ html: false, linkify: true, breaks: true });
 
 /**
  * Renders chat markdown to safe HTML. markdown-it's own link validation only blocks a few schemes,
  * so its output goes through the same sanitizer as HTML messages.
  */
-export function renderMarkdown(source: string): string {
-  return sanitizeHtml(markdown.render(source));
+export function renderMarkdown(markdown: string): string {
+  return sanitizeHtml(parser.render(markdown));
 }

@@ -1,0 +1,76 @@
+import swagger from "@fastify/swagger";
+import swaggerUi from "@fastify/swagger-ui";
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
+import type { AppContext } from "./app-context.js";
+import { AppError } from "./errors/app-error.js";
+import { createMetrics, type Metrics } from "./operations/metrics.js";
+import { operationsRoutes } from "./operations/operations-routes.js";
+import { problemDetails } from "./plugins/problem-details.js";
+import { usersRoutes } from "./chat/users-routes.js";
+
+export interface BuildAppOptions {
+  logger?: FastifyServerOptions["logger"];
+}
+
+/** Ingest URLs carry their credential in the path: logs show `/ingest/[token]` instead. */
+export function redactUrl(url: string): string {
+  return url.replace(/(\/webhooks\/ingest\/)[^/?#]+/, "$1[token]");
+}
+
+/**
+ * The Fastify app as one function of the context. Every route family is registered here, so this
+ * file shows the whole HTTP surface; `server.ts` owns the process around it.
+ */
+export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): Promise<FastifyInstance & { metrics: Metrics }> {
+  const app = Fastify({
+    logger: options.logger ?? {
+      level: ctx.config.logLevel,
+      redact: ["req.headers.authorization"],
+      serializers: {
+        req: (req: { method: string; url: string; ip?: string }) => ({ method: req.method, url: redactUrl(req.url), remoteAddress: req.ip }),
+      },
+    },
+    ajv: {
+      // Unknown fields must fail (additionalProperties: false), never be silently dropped.
+      customOptions: { removeAdditional: false, coerceTypes: "array", useDefaults: true, allErrors: false },
+    },
+    return503OnClosing: true,
+    forceCloseConnections: "idle",
+  });
+  const metrics = createMetrics();
+  app.decorate("metrics", metrics);
+
+  // JSON only: no text/plain fallback, so a non-JSON body answers 415. An empty body is no body.
+  app.removeContentTypeParser("text/plain");
+  const jsonParser = app.getDefaultJsonParser("error", "error");
+  app.removeContentTypeParser("application/json");
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
+    if (body === "" || (typeof body === "string" && body.trim() === "")) return done(null, undefined);
+    jsonParser(request, body as string, (error, value) => {
+      if (error) return done(new AppError("invalid_json", `the body is not valid JSON: ${error.message}`), undefined);
+      done(null, value);
+    });
+  });
+
+  app.addHook("onResponse", async (request, reply) => {
+    metrics.httpDuration
+      .labels(request.method, request.routeOptions.url ?? "unmatched", String(reply.statusCode))
+      .observe(reply.elapsedTime / 1000);
+  });
+
+  await app.register(problemDetails);
+  await app.register(swagger, {
+    openapi: {
+      openapi: "3.1.0",
+      info: { title: "Parley API", version: "1.0.0", description: "Chat, outbound and inbound webhooks." },
+      components: { securitySchemes: { bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT" } } },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: "/docs" });
+  app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
+
+  await app.register(operationsRoutes, { ctx, metrics });
+  await app.register(usersRoutes, { ctx });
+
+  return app as unknown as FastifyInstance & { metrics: Metrics };
+}

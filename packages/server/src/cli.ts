@@ -1,0 +1,114 @@
+#!/usr/bin/env node
+import { Command, Option } from "commander";
+import { createAppContext } from "./app-context.js";
+import { ConfigError } from "./config/config-error.js";
+import { SETTINGS, type SettingName } from "./config/config-schema.js";
+import { loadConfig, type ConfigOverrides } from "./config/load-config.js";
+import { migrate } from "./db/migrate.js";
+import { openDatabase } from "./db/open-database.js";
+import { parseTtl } from "./auth/token-service.js";
+import { findUserByUsername, createUser } from "./chat/users-service.js";
+import { startServer } from "./server.js";
+import path from "node:path";
+
+function fail(message: string): never {
+  process.stderr.write(`parley: ${message}\n`);
+  process.exit(1);
+}
+
+function configFrom(options: Record<string, unknown>) {
+  const overrides: ConfigOverrides = {};
+  for (const name of Object.keys(SETTINGS) as SettingName[]) {
+    const value = options[name];
+    if (value !== undefined) overrides[name] = value as string | boolean;
+  }
+  try {
+    return loadConfig(process.env, overrides);
+  } catch (error) {
+    if (error instanceof ConfigError) fail(`invalid configuration: ${error.message}`);
+    throw error;
+  }
+}
+
+function withSettingFlags(command: Command, names: readonly SettingName[] = Object.keys(SETTINGS) as SettingName[]): Command {
+  for (const name of names) {
+    const setting = SETTINGS[name];
+    const description = `${setting.description} [env ${setting.env}${"default" in setting ? `, default ${setting.default}` : ""}]`;
+    const option =
+      setting.kind === "boolean" ? new Option(`${setting.flag} [value]`, description) : new Option(`${setting.flag} <value>`, description);
+    command.addOption(option);
+  }
+  return command;
+}
+
+const program = new Command("parley").description("Parley: self-hosted team chat with webhooks").showHelpAfterError();
+
+withSettingFlags(program.command("serve").description("run the chat service"))
+  .action(async (options: Record<string, unknown>) => {
+    const config = configFrom(options);
+    let server;
+    try {
+      server = await startServer(config);
+    } catch (error) {
+      fail(`could not start: ${(error as Error).message}`);
+    }
+    const shutdown = (signal: string) => {
+      process.stderr.write(`parley: ${signal} received, shutting down\n`);
+      const force = setTimeout(() => process.exit(1), 30_000);
+      force.unref();
+      server.close().then(
+        () => process.exit(0),
+        (error: unknown) => fail(`shutdown failed: ${(error as Error).message}`),
+      );
+    };
+    process.once("SIGTERM", () => shutdown("SIGTERM"));
+    process.once("SIGINT", () => shutdown("SIGINT"));
+  });
+
+withSettingFlags(program.command("migrate").description("create or update the database schema, then exit"), ["dataDir", "databaseUrl"])
+  .action(async (options: Record<string, unknown>) => {
+    const config = configFrom(options);
+    const database = openDatabase({ databaseUrl: config.databaseUrl, sqlitePath: path.join(config.dataDir, "parley.db") });
+    try {
+      const results = await migrate(database.db);
+      const applied = results.filter((result) => result.status === "Success").map((result) => result.migrationName);
+      console.log(applied.length ? `applied: ${applied.join(", ")}` : "the schema is up to date");
+    } finally {
+      await database.close();
+    }
+  });
+
+const token = program.command("token").description("bearer tokens");
+withSettingFlags(token.command("create").description("mint a token with the server's key"), ["dataDir", "databaseUrl", "jwtSecret", "secretKey"])
+  .requiredOption("--role <role>", "admin, bot or user")
+  .requiredOption("--subject <username>", "the user the token is for (created with that role if missing)")
+  .option("--ttl <duration>", "lifetime: seconds, or 90s, 15m, 12h, 30d", "30d")
+  .action(async (options: Record<string, unknown> & { role: string; subject: string; ttl: string }) => {
+    if (!["admin", "bot", "user"].includes(options.role)) fail(`--role must be admin, bot or user, got "${options.role}"`);
+    let ttlSeconds: number;
+    try {
+      ttlSeconds = parseTtl(options.ttl);
+    } catch (error) {
+      fail((error as Error).message);
+    }
+    const config = configFrom(options);
+    const ctx = await createAppContext(config);
+    try {
+      const role = options.role as "admin" | "bot" | "user";
+      let user = await findUserByUsername(ctx, options.subject);
+      if (!user) {
+        await createUser(ctx, { username: options.subject, role });
+        user = (await findUserByUsername(ctx, options.subject))!;
+      }
+      if (user.status !== "active") fail(`user "${user.username}" is ${user.status}`);
+      if (user.role !== role) fail(`user "${user.username}" has the role ${user.role}, not ${role}`);
+      const { token: value } = await ctx.tokens.issue({ userId: user.id, role, ttlSeconds });
+      console.log(value);
+    } catch (error) {
+      fail((error as Error).message);
+    } finally {
+      await ctx.database.close();
+    }
+  });
+
+await program.parseAsync(process.argv);

@@ -1,0 +1,54 @@
+/**
+ * Every setting Parley reads, in one place: environment variable, `parley serve` flag, default and
+ * meaning. `loadConfig()` turns these into a typed, validated `Config`; nothing else reads
+ * `process.env`.
+ */
+export type SettingKind = "string" | "port" | "int" | "number" | "boolean" | "url" | "rate" | "enum";
+
+export interface Setting {
+  readonly env: string;
+  readonly flag: string;
+  readonly kind: SettingKind;
+  readonly default?: string;
+  readonly values?: readonly string[];
+  readonly description: string;
+}
+
+export const SETTINGS = {
+  port: { env: "PARLEY_PORT", flag: "--port", kind: "port", default: "8080", description: "Port to listen on." },
+  host: { env: "PARLEY_HOST", flag: "--host", kind: "string", default: "127.0.0.1", description: "Address to listen on." },
+  dataDir: { env: "PARLEY_DATA_DIR", flag: "--data-dir", kind: "string", default: "./data", description: "SQLite database, uploaded files and generated keys." },
+  databaseUrl: { env: "DATABASE_URL", flag: "--database-url", kind: "url", description: "postgres://... selects PostgreSQL instead of the embedded SQLite database." },
+  redisUrl: { env: "REDIS_URL", flag: "--redis-url", kind: "url", description: "redis://... shares ingest rate limits between processes." },
+  publicBaseUrl: { env: "PARLEY_PUBLIC_BASE_URL", flag: "--public-base-url", kind: "url", description: "Public address; used in ingest URLs and moderation links." },
+  edition: { env: "PARLEY_EDITION", flag: "--edition", kind: "enum", values: ["enterprise", "community"], default: "enterprise", description: "`community` turns off outbound webhooks, antivirus and AI moderation." },
+  jwtSecret: { env: "PARLEY_JWT_SECRET", flag: "--jwt-secret", kind: "string", description: "HS256 key for tokens the server issues (generated when unset)." },
+  jwtJwksUrl: { env: "PARLEY_JWT_JWKS_URL", flag: "--jwt-jwks-url", kind: "url", description: "Also accept tokens signed by this identity provider's keys." },
+  jwtIssuer: { env: "PARLEY_JWT_ISSUER", flag: "--jwt-issuer", kind: "string", description: "Required `iss` of identity-provider tokens." },
+  jwtAudience: { env: "PARLEY_JWT_AUDIENCE", flag: "--jwt-audience", kind: "string", description: "Required `aud` of identity-provider tokens." },
+  secretKey: { env: "PARLEY_SECRET_KEY", flag: "--secret-key", kind: "string", description: "Key that encrypts webhook secrets at rest (generated when unset)." },
+  webhookTimeoutMs: { env: "PARLEY_WEBHOOK_TIMEOUT_MS", flag: "--webhook-timeout-ms", kind: "int", default: "30000", description: "Receiver response time-out." },
+  webhookMaxAttempts: { env: "PARLEY_WEBHOOK_MAX_ATTEMPTS", flag: "--webhook-max-attempts", kind: "int", default: "5", description: "Total attempts before EXHAUSTED." },
+  webhookBackoffBaseMs: { env: "PARLEY_WEBHOOK_BACKOFF_BASE_MS", flag: "--webhook-backoff-base-ms", kind: "int", default: "30000", description: "Delay before the second attempt; doubles each retry." },
+  webhookBackoffMaxMs: { env: "PARLEY_WEBHOOK_BACKOFF_MAX_MS", flag: "--webhook-backoff-max-ms", kind: "int", default: "3600000", description: "Ceiling of the retry delay." },
+  webhookSweepIntervalMs: { env: "PARLEY_WEBHOOK_SWEEP_INTERVAL_MS", flag: "--webhook-sweep-interval-ms", kind: "int", default: "60000", description: "Retry sweep interval." },
+  webhookConcurrency: { env: "PARLEY_WEBHOOK_CONCURRENCY", flag: "--webhook-concurrency", kind: "int", default: "64", description: "Deliveries in flight at once per process." },
+  webhookPerEndpointConcurrency: { env: "PARLEY_WEBHOOK_PER_ENDPOINT_CONCURRENCY", flag: "--webhook-per-endpoint-concurrency", kind: "int", default: "16", description: "Deliveries in flight at once to one endpoint, per process." },
+  deliveryRetentionDays: { env: "PARLEY_DELIVERY_RETENTION_DAYS", flag: "--delivery-retention-days", kind: "int", default: "30", description: "Delivery log retention (daily job)." },
+  webhookAllowHttp: { env: "PARLEY_WEBHOOK_ALLOW_HTTP", flag: "--webhook-allow-http", kind: "boolean", default: "false", description: "Accept http:// receiver URLs (development)." },
+  webhookAllowPrivateNetworks: { env: "PARLEY_WEBHOOK_ALLOW_PRIVATE_NETWORKS", flag: "--webhook-allow-private-networks", kind: "boolean", default: "false", description: "Allow loopback and private receiver addresses (development, tests)." },
+  webhookCaFile: { env: "PARLEY_WEBHOOK_CA_FILE", flag: "--webhook-ca-file", kind: "string", description: "Extra CA certificates (PEM) trusted for receivers." },
+  rateLimitWebhookIngest: { env: "PARLEY_RATE_LIMIT_WEBHOOK_INGEST", flag: "--rate-limit-webhook-ingest", kind: "rate", default: "60/1m", description: "The webhook_ingest policy: requests per window per token (N/30s, N/1m, N/1h)." },
+  maxUploadBytes: { env: "PARLEY_MAX_UPLOAD_BYTES", flag: "--max-upload-bytes", kind: "int", default: "26214400", description: "File upload limit." },
+  dlpPolicyFile: { env: "PARLEY_DLP_POLICY_FILE", flag: "--dlp-policy-file", kind: "string", description: "JSON file adding DLP rules or turning built-in ones off." },
+  avBlocklistFile: { env: "PARLEY_AV_BLOCKLIST_FILE", flag: "--av-blocklist-file", kind: "string", description: "SHA-256 block list for the built-in antivirus engine." },
+  clamavUrl: { env: "PARLEY_CLAMAV_URL", flag: "--clamav-url", kind: "url", description: "tcp://host:3310 scans uploads with ClamAV instead of the built-in engine." },
+  moderationProvider: { env: "PARLEY_MODERATION_PROVIDER", flag: "--moderation-provider", kind: "enum", values: ["local", "http", "off"], default: "local", description: "AI moderation classifier." },
+  moderationUrl: { env: "PARLEY_MODERATION_URL", flag: "--moderation-url", kind: "url", description: "Moderation API URL (provider http)." },
+  moderationApiKey: { env: "PARLEY_MODERATION_API_KEY", flag: "--moderation-api-key", kind: "string", description: "Bearer key for the moderation API." },
+  moderationFlagThreshold: { env: "PARLEY_MODERATION_FLAG_THRESHOLD", flag: "--moderation-flag-threshold", kind: "number", default: "0.5", description: "Score at which a message is flagged for review." },
+  moderationQuarantineThreshold: { env: "PARLEY_MODERATION_QUARANTINE_THRESHOLD", flag: "--moderation-quarantine-threshold", kind: "number", default: "0.85", description: "Score at which a message is hidden pending review." },
+  logLevel: { env: "PARLEY_LOG_LEVEL", flag: "--log-level", kind: "enum", values: ["fatal", "error", "warn", "info", "debug", "trace", "silent"], default: "info", description: "Log level." },
+} as const satisfies Record<string, Setting>;
+
+export type SettingName = keyof typeof SETTINGS;

@@ -1,0 +1,149 @@
+import path from "node:path";
+import { ConfigError } from "./config-error.js";
+import { SETTINGS, type Setting, type SettingName } from "./config-schema.js";
+
+export type Edition = "enterprise" | "community";
+
+export interface RateLimit {
+  max: number;
+  windowMs: number;
+  /** As written, e.g. "60/1m". */
+  text: string;
+}
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  redisUrl: string | undefined;
+  publicBaseUrl: string | undefined;
+  edition: Edition;
+  jwtSecret: string | undefined;
+  jwtJwksUrl: string | undefined;
+  jwtIssuer: string | undefined;
+  jwtAudience: string | undefined;
+  secretKey: string | undefined;
+  webhookTimeoutMs: number;
+  webhookMaxAttempts: number;
+  webhookBackoffBaseMs: number;
+  webhookBackoffMaxMs: number;
+  webhookSweepIntervalMs: number;
+  webhookConcurrency: number;
+  webhookPerEndpointConcurrency: number;
+  deliveryRetentionDays: number;
+  webhookAllowHttp: boolean;
+  webhookAllowPrivateNetworks: boolean;
+  webhookCaFile: string | undefined;
+  rateLimitWebhookIngest: RateLimit;
+  maxUploadBytes: number;
+  dlpPolicyFile: string | undefined;
+  avBlocklistFile: string | undefined;
+  clamavUrl: string | undefined;
+  moderationProvider: "local" | "http" | "off";
+  moderationUrl: string | undefined;
+  moderationApiKey: string | undefined;
+  moderationFlagThreshold: number;
+  moderationQuarantineThreshold: number;
+  logLevel: string;
+}
+
+/** Values given as `parley serve` flags, keyed by setting name; they win over the environment. */
+export type ConfigOverrides = Partial<Record<SettingName, string | number | boolean | undefined>>;
+
+const WINDOW_UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000 };
+
+export function parseRate(variable: string, text: string): RateLimit {
+  const match = /^(\d+)\s*\/\s*(\d*)\s*(s|m|h)$/.exec(text.trim());
+  if (!match) throw new ConfigError(variable, `expected N/<window> such as 60/1m, 10/30s or 1000/1h, got "${text}"`);
+  const max = Number(match[1]);
+  const count = match[2] === "" ? 1 : Number(match[2]);
+  if (max < 1 || count < 1) throw new ConfigError(variable, `limit and window must be positive, got "${text}"`);
+  return { max, windowMs: count * WINDOW_UNITS[match[3]!]!, text: text.trim() };
+}
+
+function parseValue(name: SettingName, setting: Setting, raw: string): unknown {
+  const variable = setting.env;
+  switch (setting.kind) {
+    case "string":
+      return raw;
+    case "port": {
+      const port = Number(raw);
+      if (!/^\d+$/.test(raw) || port < 0 || port > 65535) {
+        throw new ConfigError(variable, `expected a port number 0-65535, got "${raw}"`);
+      }
+      return port;
+    }
+    case "int": {
+      const value = Number(raw);
+      if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value)) {
+        throw new ConfigError(variable, `expected a whole number, got "${raw}"`);
+      }
+      if (value < 1 && name !== "deliveryRetentionDays") {
+        throw new ConfigError(variable, `must be at least 1, got "${raw}"`);
+      }
+      return value;
+    }
+    case "number": {
+      const value = Number(raw);
+      if (raw.trim() === "" || !Number.isFinite(value)) throw new ConfigError(variable, `expected a number, got "${raw}"`);
+      return value;
+    }
+    case "boolean": {
+      const lowered = raw.toLowerCase();
+      if (["true", "1", "yes", "on"].includes(lowered)) return true;
+      if (["false", "0", "no", "off"].includes(lowered)) return false;
+      throw new ConfigError(variable, `expected true or false, got "${raw}"`);
+    }
+    case "url": {
+      try {
+        new URL(raw);
+      } catch {
+        throw new ConfigError(variable, `expected an absolute URL, got "${raw}"`);
+      }
+      return raw;
+    }
+    case "rate":
+      return parseRate(variable, raw);
+    case "enum":
+      if (!setting.values!.includes(raw)) {
+        throw new ConfigError(variable, `expected one of ${setting.values!.join(", ")}, got "${raw}"`);
+      }
+      return raw;
+  }
+}
+
+/** Reads every setting from flags (first), then the environment, then the default. Throws ConfigError. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: ConfigOverrides = {}): Config {
+  const out: Record<string, unknown> = {};
+  for (const [name, setting] of Object.entries(SETTINGS) as [SettingName, Setting][]) {
+    const fromFlag = overrides[name];
+    const raw =
+      fromFlag !== undefined ? String(fromFlag) : env[setting.env] !== undefined && env[setting.env] !== "" ? env[setting.env] : setting.default;
+    out[name] = raw === undefined ? undefined : parseValue(name, setting, raw);
+  }
+  const config = out as unknown as Config;
+  config.dataDir = path.resolve(config.dataDir);
+  if (config.databaseUrl && !/^postgres(ql)?:\/\//.test(config.databaseUrl)) {
+    throw new ConfigError("DATABASE_URL", "only postgres:// (or postgresql://) URLs are supported");
+  }
+  if (config.publicBaseUrl) config.publicBaseUrl = config.publicBaseUrl.replace(/\/+$/, "");
+  if (config.webhookBackoffMaxMs < config.webhookBackoffBaseMs) {
+    throw new ConfigError("PARLEY_WEBHOOK_BACKOFF_MAX_MS", "must not be below PARLEY_WEBHOOK_BACKOFF_BASE_MS");
+  }
+  if (config.moderationProvider === "http" && !config.moderationUrl) {
+    throw new ConfigError("PARLEY_MODERATION_URL", "is required when PARLEY_MODERATION_PROVIDER=http");
+  }
+  if (
+    !(config.moderationFlagThreshold > 0 && config.moderationFlagThreshold <= config.moderationQuarantineThreshold && config.moderationQuarantineThreshold <= 1)
+  ) {
+    throw new ConfigError("PARLEY_MODERATION_FLAG_THRESHOLD", "thresholds must satisfy 0 < flag <= quarantine <= 1");
+  }
+  if (config.jwtSecret !== undefined && config.jwtSecret.length < 32) {
+    throw new ConfigError("PARLEY_JWT_SECRET", "must be at least 32 characters");
+  }
+  if (config.secretKey !== undefined && !/^[0-9a-fA-F]{64}$/.test(config.secretKey)) {
+    throw new ConfigError("PARLEY_SECRET_KEY", "must be 64 hex characters (a 256-bit key)");
+  }
+  return config;
+}

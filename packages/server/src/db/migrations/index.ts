@@ -1,0 +1,7 @@
+import type { Migration } from "kysely";
+import { initial } from "./001-initial.js";
+
+/** Every migration, in order. Names sort; never rename or edit one that has shipped. */
+export const MIGRATIONS: Record<string, Migration> = {
+  "001-initial": initial,
+};

@@ -1,0 +1,60 @@
+import fs from "node:fs";
+import path from "node:path";
+import SQLite from "better-sqlite3";
+import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
+import pg from "pg";
+import type { DialectName } from "./dialect.js";
+import type { Database } from "./schema.js";
+
+export interface ParleyDatabase {
+  readonly db: Kysely<Database>;
+  readonly dialect: DialectName;
+  /** PostgreSQL connection settings, for the dispatcher's LISTEN connection; undefined on SQLite. */
+  readonly pgConfig: pg.PoolConfig | undefined;
+  close(): Promise<void>;
+}
+
+export interface OpenDatabaseOptions {
+  /** postgres://... selects PostgreSQL; otherwise SQLite at `sqlitePath`. */
+  databaseUrl?: string | undefined;
+  sqlitePath?: string;
+  /** PostgreSQL schema to use (tests isolate themselves in a schema of their own). */
+  pgSchema?: string;
+  poolSize?: number;
+}
+
+// BIGINT (int8) columns hold epoch milliseconds and ids: well inside Number's exact range.
+const pgTypes = {
+  getTypeParser(oid: number, format?: "text" | "binary") {
+    if (oid === 20) return (value: string) => Number(value);
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    return pg.types.getTypeParser(oid, format as any);
+  },
+};
+
+export function openDatabase(options: OpenDatabaseOptions): ParleyDatabase {
+  if (options.databaseUrl) {
+    const pgConfig: pg.PoolConfig = {
+      connectionString: options.databaseUrl,
+      max: options.poolSize ?? 10,
+      types: pgTypes as pg.CustomTypesConfig,
+      ...(options.pgSchema ? { options: `-c search_path=${options.pgSchema}` } : {}),
+    };
+    const pool = new pg.Pool(pgConfig);
+    // An idle client that loses its connection (database restart) must not crash the process.
+    pool.on("error", () => {});
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    return { db, dialect: "postgres", pgConfig, close: () => db.destroy() };
+  }
+  const file = options.sqlitePath ?? ":memory:";
+  if (file !== ":memory:") fs.mkdirSync(path.dirname(file), { recursive: true });
+  const sqlite = new SQLite(file);
+  // WAL lets readers run beside the writer; busy_timeout makes a second process wait instead of
+  // failing; synchronous=NORMAL is durable across process crashes in WAL mode.
+  sqlite.pragma("journal_mode = WAL");
+  sqlite.pragma("busy_timeout = 5000");
+  sqlite.pragma("synchronous = NORMAL");
+  sqlite.pragma("foreign_keys = ON");
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return { db, dialect: "sqlite", pgConfig: undefined, close: () => db.destroy() };
+}

@@ -1,0 +1,158 @@
+import type { Generated } from "kysely";
+
+/**
+ * Table types shared by SQLite and PostgreSQL. Conventions that keep one vocabulary across both:
+ * times are epoch milliseconds (INTEGER / BIGINT), booleans are 0/1 integers, JSON is text.
+ */
+export type Flag = 0 | 1;
+export type UserRole = "admin" | "bot" | "user";
+export type UserStatus = "active" | "disabled" | "deleted";
+export type DeliveryStatus = "PENDING" | "SUCCESS" | "FAILED" | "EXHAUSTED";
+
+export interface UsersTable {
+  id: Generated<number>;
+  username: string;
+  display_name: string;
+  role: UserRole;
+  status: UserStatus;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface RoomsTable {
+  id: Generated<number>;
+  /** null for a direct-message conversation that was not promoted. */
+  name: string | null;
+  kind: "room" | "dm";
+  created_by: number;
+  deleted_at: number | null;
+  created_at: number;
+}
+
+export interface RoomMembersTable {
+  room_id: number;
+  user_id: number;
+  joined_at: number;
+}
+
+export interface MessagesTable {
+  id: Generated<number>;
+  room_id: number;
+  sender_user_id: number | null;
+  inbound_webhook_id: number | null;
+  sender_display_name: string;
+  sender_avatar_url: string | null;
+  content: string;
+  content_format: "markdown" | "html";
+  moderation_status: "none" | "FLAGGED" | "QUARANTINED" | "APPROVED" | "REJECTED";
+  created_at: number;
+}
+
+export interface FilesTable {
+  id: Generated<number>;
+  room_id: number;
+  uploaded_by: number;
+  file_name: string;
+  file_size: number;
+  file_type: string;
+  sha256: string;
+  storage_key: string;
+  created_at: number;
+}
+
+export interface ModerationFlagsTable {
+  id: Generated<number>;
+  message_id: number;
+  room_id: number;
+  category: string;
+  score: number;
+  band: "low" | "medium" | "high";
+  status: "FLAGGED" | "QUARANTINED";
+  review_status: "pending" | "approved" | "rejected";
+  reviewed_by: number | null;
+  reviewed_at: number | null;
+  created_at: number;
+}
+
+export interface WebhooksTable {
+  id: Generated<number>;
+  name: string;
+  url: string;
+  /** AES-256-GCM: base64(iv | tag | ciphertext). */
+  secret_ciphertext: string;
+  /** JSON array of event names. */
+  events: string;
+  enabled: Flag;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface WebhookDeliveriesTable {
+  id: Generated<number>;
+  webhook_id: number;
+  event: string;
+  /** The exact envelope bytes (UTF-8 JSON) frozen at enqueue; every attempt sends these. */
+  body: string;
+  status: DeliveryStatus;
+  attempts: number;
+  /** When the next attempt is due; null once SUCCESS or EXHAUSTED. */
+  next_attempt_at: number | null;
+  /** Claim lease: a worker owns the row until this time. */
+  locked_until: number | null;
+  locked_by: string | null;
+  last_response_status: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface WebhookAttemptsTable {
+  id: Generated<number>;
+  delivery_id: number;
+  attempt: number;
+  started_at: number;
+  duration_ms: number;
+  response_status: number | null;
+  response_body: string | null;
+  error: string | null;
+}
+
+export interface InboundWebhooksTable {
+  id: Generated<number>;
+  room_id: number;
+  display_name: string;
+  avatar_url: string | null;
+  enabled: Flag;
+  /** Lowercase hex SHA-256 of the token; the token itself is never stored. */
+  token_hash: string;
+  token_last8: string;
+  created_by: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ServerKeysTable {
+  name: string;
+  value: string;
+  created_at: number;
+}
+
+export interface JobLocksTable {
+  name: string;
+  locked_until: number;
+  last_run_at: number;
+}
+
+export interface Database {
+  users: UsersTable;
+  rooms: RoomsTable;
+  room_members: RoomMembersTable;
+  messages: MessagesTable;
+  files: FilesTable;
+  moderation_flags: ModerationFlagsTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
+  inbound_webhooks: InboundWebhooksTable;
+  server_keys: ServerKeysTable;
+  job_locks: JobLocksTable;
+}

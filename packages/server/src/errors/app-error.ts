@@ -1,0 +1,25 @@
+import { ERROR_CATALOGUE, type ErrorCode } from "./error-catalogue.js";
+
+/**
+ * A failure with a stable code from the catalogue. Domain services throw it; the HTTP layer turns
+ * it into RFC 9457 problem details (`extra` fields are added to the problem object).
+ */
+export class AppError extends Error {
+  readonly status: number;
+  readonly title: string;
+  constructor(
+    readonly code: ErrorCode,
+    readonly detail?: string,
+    readonly extra: Record<string, unknown> = {},
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(detail ?? ERROR_CATALOGUE[code].title);
+    this.name = "AppError";
+    this.status = ERROR_CATALOGUE[code].status;
+    this.title = ERROR_CATALOGUE[code].title;
+  }
+}
+
+export function isAppError(error: unknown): error is AppError {
+  return error instanceof AppError;
+}

@@ -1,0 +1,51 @@
+/**
+ * Every error code Parley answers with, its HTTP status and its title. `docs/errors.md` lists the
+ * same codes; a test keeps the two in step. Codes are stable: clients may branch on them.
+ */
+export const ERROR_CATALOGUE = {
+  // 400
+  validation_failed: { status: 400, title: "The request does not match the schema" },
+  unknown_field: { status: 400, title: "The request has a field this endpoint does not accept" },
+  invalid_json: { status: 400, title: "The body is not valid JSON" },
+  invalid_cursor: { status: 400, title: "The cursor is not one this list handed out" },
+  invalid_name: { status: 400, title: "The name is empty or longer than 200 characters" },
+  invalid_url: { status: 400, title: "The URL is not an absolute URL" },
+  url_scheme_not_allowed: { status: 400, title: "The URL must use https" },
+  url_host_not_allowed: { status: 400, title: "The URL points at a loopback, private or otherwise refused address" },
+  invalid_secret: { status: 400, title: "The secret must be 16 to 1024 characters" },
+  invalid_events: { status: 400, title: "Events must be a non-empty list of known event names without duplicates" },
+  content_required: { status: 400, title: "content is required" },
+  content_too_large: { status: 400, title: "content is larger than 16384 UTF-8 bytes" },
+  invalid_content_format: { status: 400, title: "contentFormat must be markdown or html" },
+  body_too_large: { status: 400, title: "The request body is larger than this endpoint accepts" },
+  file_required: { status: 400, title: "A multipart field named file is required" },
+  cannot_dm_self: { status: 400, title: "A direct message needs another user" },
+  // 401 / 403
+  unauthorized: { status: 401, title: "A valid bearer token is required" },
+  forbidden: { status: 403, title: "Your role does not allow this" },
+  not_a_member: { status: 403, title: "You are not a member of this room" },
+  not_room_creator: { status: 403, title: "Only the room's creator can do this" },
+  enterprise_required: { status: 403, title: "This feature needs the Enterprise edition" },
+  // 404
+  not_found: { status: 404, title: "Not found" },
+  route_not_found: { status: 404, title: "No such route" },
+  // 409
+  username_taken: { status: 409, title: "That username is taken" },
+  already_member: { status: 409, title: "Already a member of this room" },
+  already_promoted: { status: 409, title: "This conversation is already a room" },
+  flag_already_reviewed: { status: 409, title: "This moderation flag was already reviewed" },
+  // 413 / 415
+  file_too_large: { status: 413, title: "The file is larger than the upload limit" },
+  unsupported_media_type: { status: 415, title: "This endpoint accepts application/json" },
+  // 422
+  dlp_blocked: { status: 422, title: "Blocked by the data-loss-prevention policy" },
+  file_infected: { status: 422, title: "The antivirus scanner flagged this file" },
+  // 429
+  rate_limited: { status: 429, title: "Too many requests" },
+  // 5xx
+  internal_error: { status: 500, title: "Internal server error" },
+  antivirus_unavailable: { status: 503, title: "The antivirus scanner is unavailable" },
+  service_unavailable: { status: 503, title: "The service is not ready" },
+} as const satisfies Record<string, { status: number; title: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;

@@ -1,0 +1,60 @@
+import type { DlpRule } from "./dlp-rule.js";
+import { passesLuhn } from "./luhn.js";
+import { createPatternRule } from "./pattern-rule.js";
+
+// Runs of digits where single spaces or dashes may separate groups ("4111 1111-1111 1111").
+// The lookarounds keep a run from starting or ending in the middle of a longer number.
+const DIGIT_RUN = /(?<!\d)\d(?:[ -]?\d)*(?!\d)/g;
+
+function containsPaymentCard(text: string): boolean {
+  for (const [run] of text.matchAll(DIGIT_RUN)) {
+    const digits = run.replace(/[ -]/g, "");
+    if (digits.length < 13 || digits.length > 19) continue;
+    // No issuer number starts with 0, and a run of one repeated digit (0000..., 5555...) is
+    // filler, not a card, even when it happens to pass Luhn.
+    if (digits.startsWith("0") || /^(\d)\1*$/.test(digits)) continue;
+    if (passesLuhn(digits)) return true;
+  }
+  return false;
+}
+
+const PAYMENT_CARD: DlpRule = {
+  id: "payment_card",
+  description: "Payment card number (13-19 digits passing the Luhn check)",
+  matches: containsPaymentCard,
+};
+
+// The header alone is often quoted in documentation; a leak is the header followed by key
+// material, so at least 40 base64 characters must follow it (optionally after RFC 1421 headers
+// such as Proc-Type/DEK-Info of legacy encrypted keys). The END line may be cut off by a paste.
+const PRIVATE_KEY = createPatternRule(
+  "private_key",
+  "Private key (PEM or OpenSSH private key block)",
+  /-----BEGIN (?:RSA |EC |DSA |OPENSSH |ENCRYPTED |PGP )?PRIVATE KEY(?: BLOCK)?-----\s*(?:[A-Za-z-]+:[^\n]*\n\s*)*(?:[A-Za-z0-9+/=]\s*){40}/,
+);
+
+const CLOUD_ACCESS_KEY = createPatternRule(
+  "cloud_access_key",
+  "Cloud or SaaS access key (AWS, Google API, GitHub, Slack)",
+  new RegExp(
+    [
+      // AWS access key id: long-term (AKIA) or temporary (ASIA).
+      String.raw`\b(?:AKIA|ASIA)[A-Z0-9]{16}\b`,
+      // Google API key.
+      String.raw`\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])`,
+      // GitHub personal, OAuth, app installation, user-to-server and refresh tokens.
+      String.raw`\bgh[pousr]_[A-Za-z0-9]{36,251}\b`,
+      // GitHub fine-grained personal access token.
+      String.raw`\bgithub_pat_[A-Za-z0-9_]{22,}`,
+      // Slack bot, user, app, refresh and legacy tokens.
+      String.raw`\bxox[abprs]-[A-Za-z0-9-]{10,}`,
+    ].join("|"),
+  ),
+);
+
+/** The rules every policy starts from, in the order they are checked. */
+export const BUILTIN_DLP_RULES: readonly DlpRule[] = Object.freeze([
+  PAYMENT_CARD,
+  PRIVATE_KEY,
+  CLOUD_ACCESS_KEY,
+]);

@@ -1,0 +1,46 @@
+import type { FastifyInstance } from "fastify";
+import { createAppContext, type AppContext } from "./app-context.js";
+import { buildApp } from "./app.js";
+import { startBackgroundWork, type BackgroundWork } from "./background-work.js";
+import { bootstrapAdmin } from "./bootstrap-admin.js";
+import type { Config } from "./config/load-config.js";
+
+export interface RunningServer {
+  readonly app: FastifyInstance;
+  readonly ctx: AppContext;
+  /** The address it listens on, e.g. http://127.0.0.1:8080. */
+  readonly address: string;
+  close(): Promise<void>;
+}
+
+/**
+ * The process: context (database, keys), the HTTP app, background work, and graceful close
+ * (stop accepting, finish in-flight requests and deliveries, close the database).
+ */
+export async function startServer(config: Config, print: (line: string) => void = console.log): Promise<RunningServer> {
+  const ctx = await createAppContext(config);
+  const app = await buildApp(ctx);
+  const admin = await bootstrapAdmin(ctx);
+  await app.listen({ port: config.port, host: config.host });
+  const bound = app.server.address();
+  const port = typeof bound === "object" && bound ? bound.port : config.port;
+  const host = config.host.includes(":") ? `[${config.host}]` : config.host;
+  const address = `http://${host}:${port}`;
+  const background: BackgroundWork[] = await startBackgroundWork(ctx, app.metrics);
+
+  print(`Parley is listening on ${address} (${ctx.dialect === "sqlite" ? `SQLite in ${config.dataDir}` : "PostgreSQL"}, ${config.edition} edition)`);
+  print(`API docs: ${address}/docs`);
+  if (admin) {
+    print(`Created the first admin user "${admin.username}". Its token (valid 30 days):`);
+    print(`Admin token: ${admin.token}`);
+  }
+
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      await app.close();
+      await Promise.all(background.map((work) => work.stop()));
+      await ctx.database.close();
+    })());
+  return { app, ctx, address, close };
+}

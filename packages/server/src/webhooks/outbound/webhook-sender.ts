@@ -1,0 +1,172 @@
+import { lookup as dnsLookup } from "node:dns";
+import type { LookupFunction } from "node:net";
+import { rootCertificates } from "node:tls";
+import { Agent, request } from "undici";
+import { decodeUtf8Prefix } from "./decode-utf8-prefix.js";
+import { describeSendError } from "./describe-send-error.js";
+import { createGuardedLookup } from "./guarded-lookup.js";
+import { hostRefusal } from "./ssrf-guard.js";
+import { TargetRefusedError } from "./target-refused-error.js";
+
+export interface SenderOptions {
+  /** Budget for a whole attempt: connect, send, response headers and the body read. */
+  timeoutMs: number;
+  /** Budget for DNS + TCP + TLS, so a dead host fails fast. Default 5000, capped at timeoutMs. */
+  connectTimeoutMs?: number;
+  /** Connect to loopback and private addresses (development, tests). */
+  allowPrivateNetworks: boolean;
+  /** Extra trusted CA certificates (PEM), added to Node's default roots. */
+  ca?: string | Buffer;
+  /** Default "Parley-Webhooks/1.0". */
+  userAgent?: string;
+  /** How much of a response body is read and kept. Default 2048. */
+  maxResponseBytes?: number;
+  /** DNS resolution, injectable for tests. Default: dns.lookup with all: true. */
+  lookup?: LookupFunction;
+  /** Cap on open connections per origin. Default: no cap. */
+  connectionsPerOrigin?: number;
+}
+
+export interface AttemptOutcome {
+  ok: boolean;
+  startedAt: Date;
+  durationMs: number;
+  /** Null when no response arrived. */
+  responseStatus: number | null;
+  /** At most maxResponseBytes of the body as UTF-8; "" for an empty body, null without a response. */
+  responseBody: string | null;
+  /** Why the attempt failed, or null on success. Never contains the secret or the signature. */
+  error: string | null;
+}
+
+export interface WebhookSender {
+  /** One delivery attempt. Never throws: every failure is an outcome with ok: false. */
+  send(request: { url: string; body: Uint8Array; signature: string }): Promise<AttemptOutcome>;
+  /** Closes pooled connections; attempts in flight finish first (each bounded by timeoutMs). */
+  close(): Promise<void>;
+}
+
+export const DEFAULT_USER_AGENT = "Parley-Webhooks/1.0";
+const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
+const DEFAULT_MAX_RESPONSE_BYTES = 2_048;
+
+const systemLookup: LookupFunction = (hostname, options, callback) =>
+  dnsLookup(hostname, { ...options, all: true }, callback);
+
+export function createWebhookSender(options: SenderOptions): WebhookSender {
+  const timeoutMs = options.timeoutMs;
+  const connectTimeoutMs = Math.min(options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS, timeoutMs);
+  const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  const userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
+  const allowPrivateNetworks = options.allowPrivateNetworks;
+
+  // One pool per origin with keep-alive. The guarded lookup runs once per new connection, so a
+  // reused connection goes to the address that was checked when it was opened.
+  const agent = new Agent({
+    connect: {
+      timeout: connectTimeoutMs,
+      lookup: createGuardedLookup(options.lookup ?? systemLookup, allowPrivateNetworks),
+      // Passing `ca` replaces Node's roots, so keep them and add the operator's.
+      ...(options.ca === undefined ? {} : { ca: [...rootCertificates, options.ca.toString()] }),
+    },
+    ...(options.connectionsPerOrigin === undefined ? {} : { connections: options.connectionsPerOrigin }),
+    // The attempt's own timer governs; these only back it up.
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+  });
+  let closed = false;
+
+  async function send(delivery: {
+    url: string;
+    body: Uint8Array;
+    signature: string;
+  }): Promise<AttemptOutcome> {
+    const startedAt = new Date();
+    const start = performance.now();
+    let responseStatus: number | null = null;
+    let responseBody: string | null = null;
+    const outcome = (error: string | null): AttemptOutcome => ({
+      ok: error === null,
+      startedAt,
+      durationMs: Math.round(performance.now() - start),
+      responseStatus,
+      responseBody,
+      error,
+    });
+
+    if (closed) return outcome("sender is closed");
+    let url: URL;
+    try {
+      url = new URL(delivery.url);
+    } catch {
+      return outcome("invalid receiver url");
+    }
+    if (url.protocol !== "https:" && url.protocol !== "http:") {
+      return outcome(`url scheme ${url.protocol.slice(0, -1)} is not supported`);
+    }
+    // IP literals never reach the lookup (the socket connects to them directly): check them here.
+    if (!allowPrivateNetworks) {
+      const refusal = hostRefusal(url.hostname);
+      if (refusal !== null) return outcome(new TargetRefusedError(refusal).message);
+    }
+
+    const controller = new AbortController();
+    let phase: "waiting for the response" | "reading the response body" = "waiting for the response";
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, timeoutMs);
+    const chunks: Buffer[] = [];
+    let received = 0;
+
+    try {
+      const response = await request(url, {
+        dispatcher: agent,
+        method: "POST",
+        // Exactly these; undici adds only host, content-length and connection.
+        headers: {
+          "content-type": "application/json",
+          "user-agent": userAgent,
+          "x-webhook-signature-256": delivery.signature,
+        },
+        body: delivery.body,
+        signal: controller.signal,
+      });
+      responseStatus = response.statusCode;
+      responseBody = "";
+      phase = "reading the response body";
+
+      for await (const chunk of response.body as AsyncIterable<Buffer>) {
+        chunks.push(chunk);
+        received += chunk.length;
+        // Keep no more than the log stores; leaving the loop destroys the body, which closes the
+        // connection instead of downloading the rest.
+        if (received > maxResponseBytes) break;
+      }
+      responseBody = decodeUtf8Prefix(Buffer.concat(chunks), maxResponseBytes);
+
+      const status = response.statusCode;
+      if (status >= 200 && status < 300) return outcome(null);
+      // A redirect could point anywhere, internal addresses included: it is a failure, not a hop.
+      if (status >= 300 && status < 400) {
+        return outcome(`receiver answered HTTP ${status}; redirects are not followed`);
+      }
+      return outcome(`receiver answered HTTP ${status}`);
+    } catch (err) {
+      if (responseStatus !== null) responseBody = decodeUtf8Prefix(Buffer.concat(chunks), maxResponseBytes);
+      if (timedOut) return outcome(`timed out after ${timeoutMs} ms ${phase}`);
+      return outcome(describeSendError(err, { url, timeoutMs, connectTimeoutMs }));
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async function close(): Promise<void> {
+    if (closed) return;
+    closed = true;
+    await agent.close();
+  }
+
+  return { send, close };
+}

@@ -1,0 +1,78 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { FastifyInstance } from "fastify";
+import { createAppContext, type AppContext } from "../../src/app-context.js";
+import { buildApp } from "../../src/app.js";
+import { loadConfig, type ConfigOverrides } from "../../src/config/load-config.js";
+import type { UserRole } from "../../src/db/schema.js";
+import type { Metrics } from "../../src/operations/metrics.js";
+import { DIALECTS, type TestDialect } from "./dialects.js";
+
+export interface TestUser {
+  id: number;
+  username: string;
+  token: string;
+  /** `{ authorization: "Bearer ..." }` for app.inject(). */
+  headers: { authorization: string };
+}
+
+export interface TestApp {
+  readonly app: FastifyInstance & { metrics: Metrics };
+  readonly ctx: AppContext;
+  readonly dataDir: string;
+  readonly admin: TestUser;
+  /** Creates a user with a token. */
+  user(role?: UserRole, username?: string): Promise<TestUser>;
+  close(): Promise<void>;
+}
+
+let counter = 0;
+
+/**
+ * A real app (real database of the given dialect, real auth) for app.inject() or listen(), with an
+ * admin ready. Defaults suit tests: silent logs, http and private receivers allowed.
+ */
+export async function createTestApp(dialect: TestDialect = DIALECTS[0]!, overrides: ConfigOverrides = {}): Promise<TestApp> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "parley-test-"));
+  const testDb = await dialect.open();
+  const config = loadConfig(
+    {},
+    {
+      dataDir,
+      logLevel: "silent",
+      webhookAllowHttp: true,
+      webhookAllowPrivateNetworks: true,
+      ...overrides,
+    },
+  );
+  const ctx = await createAppContext(config, { database: testDb.database });
+  const app = await buildApp(ctx, { logger: false });
+  await app.ready();
+
+  const user = async (role: UserRole = "user", username?: string): Promise<TestUser> => {
+    const now = Date.now();
+    const name = username ?? `${role}${++counter}`;
+    const row = await ctx.db
+      .insertInto("users")
+      .values({ username: name, display_name: name, role, status: "active", created_at: now, updated_at: now })
+      .returning(["id", "username"])
+      .executeTakeFirstOrThrow();
+    const { token } = await ctx.tokens.issue({ userId: row.id, role, ttlSeconds: 3600 });
+    return { id: row.id, username: row.username, token, headers: { authorization: `Bearer ${token}` } };
+  };
+  const admin = await user("admin", "admin");
+
+  return {
+    app,
+    ctx,
+    dataDir,
+    admin,
+    user,
+    async close() {
+      await app.close();
+      await testDb.cleanup();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
