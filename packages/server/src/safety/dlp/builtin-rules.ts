@@ -6,14 +6,37 @@ import { createPatternRule } from "./pattern-rule.js";
 // The lookarounds keep a run from starting or ending in the middle of a longer number.
 const DIGIT_RUN = /(?<!\d)\d(?:[ -]?\d)*(?!\d)/g;
 
+// How card numbers are printed: 4-4-4-4 (most), 4-4-4-4-3 (19 digits), 4-6-5 (Amex), 4-6-4
+// (Diners). A run that starts with one of these layouts may carry more digits after it, such as
+// a security code typed after the number.
+const CARD_LAYOUTS: readonly (readonly number[])[] = [
+  [4, 4, 4, 4, 3],
+  [4, 4, 4, 4],
+  [4, 6, 5],
+  [4, 6, 4],
+];
+
+function isCardNumber(digits: string): boolean {
+  if (digits.length < 13 || digits.length > 19) return false;
+  // No issuer number starts with 0, and a run of one repeated digit (0000..., 5555...) is
+  // filler, not a card, even when it happens to pass Luhn.
+  if (digits.startsWith("0") || /^(\d)\1*$/.test(digits)) return false;
+  return passesLuhn(digits);
+}
+
+function startsWithCardLayout(groups: readonly string[]): boolean {
+  return CARD_LAYOUTS.some(
+    (layout) =>
+      layout.length < groups.length &&
+      layout.every((length, i) => groups[i]!.length === length) &&
+      isCardNumber(groups.slice(0, layout.length).join("")),
+  );
+}
+
 function containsPaymentCard(text: string): boolean {
   for (const [run] of text.matchAll(DIGIT_RUN)) {
-    const digits = run.replace(/[ -]/g, "");
-    if (digits.length < 13 || digits.length > 19) continue;
-    // No issuer number starts with 0, and a run of one repeated digit (0000..., 5555...) is
-    // filler, not a card, even when it happens to pass Luhn.
-    if (digits.startsWith("0") || /^(\d)\1*$/.test(digits)) continue;
-    if (passesLuhn(digits)) return true;
+    if (isCardNumber(run.replace(/[ -]/g, ""))) return true;
+    if (startsWithCardLayout(run.split(/[ -]/))) return true;
   }
   return false;
 }
