@@ -1,4 +1,4 @@
-import type { EndpointDefaults, RequestOptions } from "./types.js";
+import type { EndpointDefaults, EndpointOptions, RequestOptions } from "./types.js";
 import { parseUrlTemplate } from "./url-template.js";
 import { amendAcceptHeader } from "./util/amend-accept-header.js";
 import { appendQuery } from "./util/append-query.js";
@@ -25,7 +25,7 @@ const BODY_METHODS: ReadonlySet<string> = new Set(["patch", "post", "put", "dele
  * names it; otherwise it goes to the query string (methods without a body) or to the JSON body.
  * `data`, when present, is the body as it is. Stateless; builds fresh `headers` and `body`.
  */
-export function parse(options: EndpointDefaults): RequestOptions {
+export function parse(options: EndpointOptions): RequestOptions {
   const method = options.method == null ? "get" : String(options.method).toLowerCase();
   const template = parseUrlTemplate(options.url == null ? "/" : String(options.url));
   const placeholders = template.variableNames;
@@ -78,7 +78,7 @@ export function parse(options: EndpointDefaults): RequestOptions {
 }
 
 /** The options themselves, unless the url names an option key such as `{url}` (rare). */
-function variablesOf(options: EndpointDefaults, placeholders: ReadonlySet<string>): object {
+function variablesOf(options: EndpointOptions, placeholders: ReadonlySet<string>): object {
   for (const name of placeholders) {
     if (OPTION_KEYS.has(name)) {
       const variables: Record<string, unknown> = {};

@@ -41,7 +41,7 @@ export interface EndpointOptions {
 export interface EndpointDefaults extends EndpointOptions {
   method: string;
   baseUrl: string;
-  headers: RequestHeaders & { accept: RequestHeaderValue; "user-agent": RequestHeaderValue };
+  headers: RequestHeaders;
   mediaType: { format: string; previews: string[] };
 }
 
@@ -58,7 +58,7 @@ export interface RequestOptions {
   request?: RequestRequestOptions;
 }
 
-/** Later keys win; how `.defaults()` layers the types of its parameters. */
+/** Later keys win; how `.defaults()` layers the types of the parameters it adds. */
 export type Layered<Earlier, Later> = Omit<Earlier, keyof Later> & Later;
 
 /** The `endpoint` function; `D` carries the parameter types added through `.defaults()`. */
@@ -67,15 +67,15 @@ export interface EndpointInterface<D extends object = object> {
   (route: string, options?: EndpointOptions): RequestOptions;
 
   /** The defaults in effect, frozen. */
-  readonly DEFAULTS: Readonly<Layered<EndpointDefaults, D>>;
+  readonly DEFAULTS: Readonly<EndpointDefaults & D>;
 
   /** A new endpoint function with `newDefaults` layered over this one's defaults. */
   defaults<O extends EndpointOptions>(newDefaults: O): EndpointInterface<Layered<D, O>>;
 
   /** Defaults merged with the call's options, url placeholders kept. */
-  merge(options: EndpointOptions): Layered<EndpointDefaults, D>;
-  merge(route: string, options?: EndpointOptions): Layered<EndpointDefaults, D>;
+  merge(options: EndpointOptions): EndpointDefaults & D;
+  merge(route: string, options?: EndpointOptions): EndpointDefaults & D;
 
-  /** Stateless: merged options to request options. */
-  parse(options: EndpointDefaults): RequestOptions;
+  /** Stateless: merged options (usually from `.merge()`) to request options. */
+  parse(options: EndpointOptions): RequestOptions;
 }

@@ -1,0 +1,146 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { endpoint, type EndpointOptions } from "../src/index.js";
+
+const OPTION_KEYS = ["method", "baseUrl", "url", "headers", "mediaType", "request", "data"];
+
+const method = fc.constantFrom(
+  "GET",
+  "get",
+  "HEAD",
+  "POST",
+  "post",
+  "PUT",
+  "PATCH",
+  "DELETE",
+  "OPTIONS",
+);
+const name = fc
+  .stringMatching(/^[A-Za-z_][A-Za-z0-9_]{0,8}$/)
+  .filter((key) => !OPTION_KEYS.includes(key));
+const scalar = fc.oneof(
+  fc.string(),
+  fc.integer(),
+  fc.boolean(),
+  fc.constant(null),
+  fc.constant(undefined),
+);
+const value = fc.oneof(
+  scalar,
+  fc.array(scalar, { maxLength: 3 }),
+  fc.dictionary(name, scalar, { maxKeys: 3 }),
+);
+const headerName = fc.stringMatching(/^[A-Za-z][A-Za-z0-9-]{0,12}$/);
+const template = fc.oneof(
+  fc.constantFrom(
+    "/",
+    "/rooms",
+    "/rooms/{id}",
+    "/repos/:owner/:repo",
+    "{/path*}{?q,page}",
+    "https://x.test/{+rest}",
+  ),
+  fc.string({ maxLength: 20 }),
+);
+
+const options: fc.Arbitrary<EndpointOptions> = fc
+  .record(
+    {
+      method,
+      url: template,
+      baseUrl: fc.constantFrom("http://localhost:8080", "https://api.example.com/v1/"),
+      headers: fc.dictionary(
+        headerName,
+        fc.oneof(fc.string(), fc.integer(), fc.constant(undefined)),
+      ),
+      mediaType: fc.record(
+        {
+          format: fc.constantFrom("raw", "text+json", ""),
+          previews: fc.array(fc.constantFrom("mercy", "a-preview")),
+        },
+        { requiredKeys: [] },
+      ),
+      params: fc.dictionary(name, value, { maxKeys: 5 }),
+    },
+    { requiredKeys: ["url"] },
+  )
+  .map(({ params, ...rest }) => ({ ...params, ...rest }));
+
+const route = fc.tuple(method, template).map(([m, u]) => `${m} ${u}`);
+
+describe("properties", () => {
+  const bound = endpoint.defaults({
+    org: "parley",
+    headers: { Authorization: "t" },
+    mediaType: { previews: ["p"] },
+  });
+
+  it("endpoint(x) deep-equals parse(merge(x))", () => {
+    fc.assert(
+      fc.property(fc.option(route, { nil: undefined }), options, (r, o) => {
+        for (const e of [endpoint, bound]) {
+          const direct = r === undefined ? e(o) : e(r, o);
+          const layered = e.parse(r === undefined ? e.merge(o) : e.merge(r, o));
+          expect(direct).toEqual(layered);
+        }
+      }),
+    );
+  });
+
+  it("returns header names in lowercase only", () => {
+    fc.assert(
+      fc.property(route, options, (r, o) => {
+        for (const headerName of Object.keys(bound(r, o).headers)) {
+          expect(headerName).toBe(headerName.toLowerCase());
+        }
+      }),
+    );
+  });
+
+  it("returns a lowercase method", () => {
+    fc.assert(
+      fc.property(options, (o) => {
+        const { method: result } = endpoint(o);
+        expect(result).toBe(result.toLowerCase());
+      }),
+    );
+  });
+
+  it("never sends a url placeholder's value in the query or body", () => {
+    const placeholderUrl = fc.constantFrom(
+      (n: string) => `/a/{${n}}`,
+      (n: string) => `/a/:${n}`,
+      (n: string) => `/a{/${n}}/b`,
+      (n: string) => `https://x.test/a{?${n}}`,
+      (n: string) => `/a/{+${n}}`,
+    );
+    fc.assert(
+      fc.property(
+        method,
+        name,
+        placeholderUrl,
+        fc.dictionary(name, fc.string(), { maxKeys: 4 }),
+        (m, n, url, rest) => {
+          const marker = "PLACEHOLDER-VALUE-7f3a";
+          const result = endpoint({ ...rest, method: m, url: url(n), [n]: marker });
+          const query = result.url.includes("?") ? result.url.slice(result.url.indexOf("?")) : "";
+          const inUrlTemplateQuery = url(n).includes("{?");
+          if (!inUrlTemplateQuery) expect(query).not.toContain(marker);
+          expect(result.url.split(marker).length - 1).toBe(1);
+          if (result.body !== undefined) {
+            expect(result.body).not.toHaveProperty(n);
+            expect(JSON.stringify(result.body)).not.toContain(marker);
+          }
+        },
+      ),
+    );
+  });
+
+  it("never throws, whatever the template", () => {
+    fc.assert(
+      fc.property(fc.string(), fc.dictionary(fc.string(), value), (url, params) => {
+        expect(() => endpoint({ ...params, url })).not.toThrow();
+      }),
+    );
+  });
+});
