@@ -27,6 +27,8 @@ export interface RoomsTable {
   created_by: number;
   deleted_at: number | null;
   created_at: number;
+  /** "<lower user id>:<higher user id>" while this is an open DM between those two; else null. */
+  dm_key: string | null;
 }
 
 export interface RoomMembersTable {
