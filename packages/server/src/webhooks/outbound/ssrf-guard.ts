@@ -21,7 +21,12 @@ export type UrlCheck =
 // Instance metadata services hand out cloud credentials: named apart from their ranges so the
 // refusal says what the address really is. (AWS/GCP/Azure, AWS ECS task metadata, AWS IPv6 IMDS,
 // Alibaba Cloud.)
-const CLOUD_METADATA = new Set(["169.254.169.254", "169.254.170.2", "fd00:ec2::254", "100.100.100.200"]);
+const CLOUD_METADATA = new Set([
+  "169.254.169.254",
+  "169.254.170.2",
+  "fd00:ec2::254",
+  "100.100.100.200",
+]);
 
 const IPV4_REFUSED: Record<string, string> = {
   unspecified: "an unspecified",
@@ -67,7 +72,9 @@ const IPV4_COMPATIBLE = ipaddr.IPv6.parse("::");
  */
 export function checkAddress(ip: string): AddressCheck {
   const refusal = refusalOf(ip);
-  return refusal === null ? { allowed: true } : { allowed: false, reason: `address ${ip} ${refusal}` };
+  return refusal === null
+    ? { allowed: true }
+    : { allowed: false, reason: `address ${ip} ${refusal}` };
 }
 
 /** How `ip` is refused ("is in a private range"), or null when it is allowed. */
@@ -85,7 +92,9 @@ function refusalOf(ip: string): string | null {
   const embedded = embeddedIPv4(v6);
   if (embedded !== null) {
     const inner = ipv4Refusal(embedded.address);
-    return inner === null ? null : `${embedded.form} ${embedded.address.toString()}, which ${inner}`;
+    return inner === null
+      ? null
+      : `${embedded.form} ${embedded.address.toString()}, which ${inner}`;
   }
   const range = ipv6Range(v6);
   const label = IPV6_REFUSED[range];
@@ -163,7 +172,11 @@ export function checkWebhookUrl(raw: string, policy: UrlPolicy): UrlCheck {
 
   // Credentials in a URL end up in logs and the admin UI; receivers authenticate us by signature.
   if (url.username !== "" || url.password !== "") {
-    return { ok: false, code: "invalid_url", message: "url must not contain a user name or password" };
+    return {
+      ok: false,
+      code: "invalid_url",
+      message: "url must not contain a user name or password",
+    };
   }
   if (url.hostname === "") {
     return { ok: false, code: "invalid_url", message: "url must have a host" };
@@ -172,7 +185,11 @@ export function checkWebhookUrl(raw: string, policy: UrlPolicy): UrlCheck {
   if (!policy.allowPrivateNetworks) {
     const refusal = hostRefusal(url.hostname);
     if (refusal !== null) {
-      return { ok: false, code: "url_host_not_allowed", message: `url host is not allowed: ${refusal}` };
+      return {
+        ok: false,
+        code: "url_host_not_allowed",
+        message: `url host is not allowed: ${refusal}`,
+      };
     }
   }
   return { ok: true, url };
@@ -183,7 +200,8 @@ export function checkWebhookUrl(raw: string, policy: UrlPolicy): UrlCheck {
  * are judged by address; WHATWG URL has already turned "2130706433" or "0x7f.1" into 127.0.0.1.
  */
 export function hostRefusal(hostname: string): string | null {
-  const host = hostname.startsWith("[") && hostname.endsWith("]") ? hostname.slice(1, -1) : hostname;
+  const host =
+    hostname.startsWith("[") && hostname.endsWith("]") ? hostname.slice(1, -1) : hostname;
   if (isIP(host) !== 0) {
     const check = checkAddress(host);
     return check.allowed ? null : check.reason;
