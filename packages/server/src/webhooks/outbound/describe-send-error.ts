@@ -83,7 +83,9 @@ export function describeSendError(err: unknown, context: SendErrorContext): stri
         : [endpointOf(first, context.url)];
     return `${CONNECTION_VERBS[code]} (${code}) to ${[...new Set(addresses)].join(", ")}`;
   }
-  return code === undefined ? `request failed: ${err.message}` : `request failed (${code}): ${err.message}`;
+  return code === undefined
+    ? `request failed: ${err.message}`
+    : `request failed (${code}): ${err.message}`;
 }
 
 function isTlsError(err: NodeError, code: string | undefined): boolean {
@@ -98,6 +100,7 @@ function isTlsError(err: NodeError, code: string | undefined): boolean {
 
 function endpointOf(err: NodeError, url: URL): string {
   const host = err.address ?? url.hostname.replace(/^\[|\]$/g, "");
-  const port = err.port ?? (url.port !== "" ? Number(url.port) : url.protocol === "https:" ? 443 : 80);
+  const port =
+    err.port ?? (url.port !== "" ? Number(url.port) : url.protocol === "https:" ? 443 : 80);
   return `${host.includes(":") ? `[${host}]` : host}:${port}`;
 }

@@ -1,7 +1,7 @@
 import { lookup as dnsLookup } from "node:dns";
 import type { LookupFunction } from "node:net";
-import { rootCertificates } from "node:tls";
 import { Agent, request } from "undici";
+import { createConnector } from "./create-connector.js";
 import { decodeUtf8Prefix } from "./decode-utf8-prefix.js";
 import { describeSendError } from "./describe-send-error.js";
 import { createGuardedLookup } from "./guarded-lookup.js";
@@ -55,7 +55,10 @@ const systemLookup: LookupFunction = (hostname, options, callback) =>
 
 export function createWebhookSender(options: SenderOptions): WebhookSender {
   const timeoutMs = options.timeoutMs;
-  const connectTimeoutMs = Math.min(options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS, timeoutMs);
+  const connectTimeoutMs = Math.min(
+    options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+    timeoutMs,
+  );
   const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
   const allowPrivateNetworks = options.allowPrivateNetworks;
@@ -63,13 +66,14 @@ export function createWebhookSender(options: SenderOptions): WebhookSender {
   // One pool per origin with keep-alive. The guarded lookup runs once per new connection, so a
   // reused connection goes to the address that was checked when it was opened.
   const agent = new Agent({
-    connect: {
-      timeout: connectTimeoutMs,
+    connect: createConnector({
+      connectTimeoutMs,
       lookup: createGuardedLookup(options.lookup ?? systemLookup, allowPrivateNetworks),
-      // Passing `ca` replaces Node's roots, so keep them and add the operator's.
-      ...(options.ca === undefined ? {} : { ca: [...rootCertificates, options.ca.toString()] }),
-    },
-    ...(options.connectionsPerOrigin === undefined ? {} : { connections: options.connectionsPerOrigin }),
+      ...(options.ca === undefined ? {} : { ca: options.ca }),
+    }),
+    ...(options.connectionsPerOrigin === undefined
+      ? {}
+      : { connections: options.connectionsPerOrigin }),
     // The attempt's own timer governs; these only back it up.
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,
@@ -111,17 +115,21 @@ export function createWebhookSender(options: SenderOptions): WebhookSender {
     }
 
     const controller = new AbortController();
-    let phase: "waiting for the response" | "reading the response body" = "waiting for the response";
+    let phase: "waiting for the response" | "reading the response body" =
+      "waiting for the response";
     let timedOut = false;
+    let onTimeout!: (reason: Error) => void;
+    const timeout = new Promise<never>((_resolve, reject) => (onTimeout = reject));
     const timer = setTimeout(() => {
       timedOut = true;
       controller.abort();
+      onTimeout(new Error("attempt timed out"));
     }, timeoutMs);
     const chunks: Buffer[] = [];
     let received = 0;
 
     try {
-      const response = await request(url, {
+      const pending = request(url, {
         dispatcher: agent,
         method: "POST",
         // Exactly these; undici adds only host, content-length and connection.
@@ -133,17 +141,31 @@ export function createWebhookSender(options: SenderOptions): WebhookSender {
         body: delivery.body,
         signal: controller.signal,
       });
+      // undici holds an abort back until the request has a connection, so a hanging connect
+      // would outlast the budget: race it, and discard whatever it settles to later.
+      pending.then(
+        (late) => timedOut && late.body.destroy(),
+        () => undefined,
+      );
+      const response = await Promise.race([pending, timeout]);
       responseStatus = response.statusCode;
       responseBody = "";
       phase = "reading the response body";
 
+      let complete = true;
       for await (const chunk of response.body as AsyncIterable<Buffer>) {
         chunks.push(chunk);
         received += chunk.length;
         // Keep no more than the log stores; leaving the loop destroys the body, which closes the
         // connection instead of downloading the rest.
-        if (received > maxResponseBytes) break;
+        if (received > maxResponseBytes) {
+          complete = false;
+          break;
+        }
       }
+      // undici returns the connection to the pool on the next turn after the body ends; yield
+      // once so that a send made right after this one reuses it instead of opening another.
+      if (complete) await new Promise((resolve) => setImmediate(resolve));
       responseBody = decodeUtf8Prefix(Buffer.concat(chunks), maxResponseBytes);
 
       const status = response.statusCode;
@@ -154,7 +176,8 @@ export function createWebhookSender(options: SenderOptions): WebhookSender {
       }
       return outcome(`receiver answered HTTP ${status}`);
     } catch (err) {
-      if (responseStatus !== null) responseBody = decodeUtf8Prefix(Buffer.concat(chunks), maxResponseBytes);
+      if (responseStatus !== null)
+        responseBody = decodeUtf8Prefix(Buffer.concat(chunks), maxResponseBytes);
       if (timedOut) return outcome(`timed out after ${timeoutMs} ms ${phase}`);
       return outcome(describeSendError(err, { url, timeoutMs, connectTimeoutMs }));
     } finally {
