@@ -1,0 +1,67 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError } from "../../../src/config/config-error.js";
+import { SETTINGS } from "../../../src/config/config-schema.js";
+import { loadConfig, parseRate } from "../../../src/config/load-config.js";
+
+describe("loadConfig", () => {
+  it("uses the documented defaults when nothing is set", () => {
+    const config = loadConfig({});
+    expect(config.port).toBe(8080);
+    expect(config.host).toBe("127.0.0.1");
+    expect(config.edition).toBe("enterprise");
+    expect(config.webhookTimeoutMs).toBe(30_000);
+    expect(config.webhookMaxAttempts).toBe(5);
+    expect(config.webhookBackoffBaseMs).toBe(30_000);
+    expect(config.webhookBackoffMaxMs).toBe(3_600_000);
+    expect(config.webhookSweepIntervalMs).toBe(60_000);
+    expect(config.deliveryRetentionDays).toBe(30);
+    expect(config.webhookAllowHttp).toBe(false);
+    expect(config.webhookAllowPrivateNetworks).toBe(false);
+    expect(config.rateLimitWebhookIngest).toEqual({ max: 60, windowMs: 60_000, text: "60/1m" });
+    expect(config.maxUploadBytes).toBe(26_214_400);
+    expect(config.databaseUrl).toBeUndefined();
+  });
+
+  it("reads the environment, and flags win over it", () => {
+    const env = { PARLEY_PORT: "9001", PARLEY_WEBHOOK_ALLOW_HTTP: "true", PARLEY_EDITION: "community" };
+    expect(loadConfig(env).port).toBe(9001);
+    expect(loadConfig(env).webhookAllowHttp).toBe(true);
+    expect(loadConfig(env).edition).toBe("community");
+    expect(loadConfig(env, { port: "9002" }).port).toBe(9002);
+  });
+
+  it.each([
+    ["PARLEY_PORT", "abc"],
+    ["PARLEY_PORT", "70000"],
+    ["PARLEY_EDITION", "gold"],
+    ["PARLEY_WEBHOOK_TIMEOUT_MS", "-5"],
+    ["PARLEY_WEBHOOK_ALLOW_HTTP", "maybe"],
+    ["PARLEY_RATE_LIMIT_WEBHOOK_INGEST", "lots"],
+    ["DATABASE_URL", "mysql://localhost/db"],
+    ["PARLEY_SECRET_KEY", "short"],
+    ["PARLEY_JWT_SECRET", "too-short"],
+  ])("rejects %s=%s with an error naming the variable", (variable, value) => {
+    let error: unknown;
+    try {
+      loadConfig({ [variable]: value });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).message).toContain(variable);
+    expect((error as ConfigError).variable).toBe(variable);
+  });
+
+  it("parses rate policies in seconds, minutes and hours", () => {
+    expect(parseRate("X", "10/30s")).toEqual({ max: 10, windowMs: 30_000, text: "10/30s" });
+    expect(parseRate("X", "1000/1h")).toEqual({ max: 1000, windowMs: 3_600_000, text: "1000/1h" });
+    expect(parseRate("X", "5/m")).toEqual({ max: 5, windowMs: 60_000, text: "5/m" });
+  });
+
+  it("names every environment variable and flag once", () => {
+    const envs = Object.values(SETTINGS).map((s) => s.env);
+    const flags = Object.values(SETTINGS).map((s) => s.flag);
+    expect(new Set(envs).size).toBe(envs.length);
+    expect(new Set(flags).size).toBe(flags.length);
+  });
+});

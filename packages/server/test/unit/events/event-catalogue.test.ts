@@ -1,0 +1,104 @@
+import { describe, expect, it } from "vitest";
+import { buildEnvelope } from "../../../src/events/build-envelope.js";
+import { EVENT_NAMES, eventData, isEventName } from "../../../src/events/event-catalogue.js";
+
+const T = Date.UTC(2026, 10, 22, 10, 0, 0, 0);
+
+describe("event catalogue", () => {
+  it("lists the twelve event types of the spec", () => {
+    expect([...EVENT_NAMES].sort()).toEqual(
+      [
+        "MESSAGE_CREATED",
+        "USER_JOINED_ROOM",
+        "USER_LEFT_ROOM",
+        "ROOM_CREATED",
+        "ROOM_DELETED",
+        "FILE_UPLOADED",
+        "FILE_INFECTION_DETECTED",
+        "ADMIN_USER_DISABLED",
+        "ADMIN_USER_DELETED",
+        "ADMIN_ROOM_DELETED",
+        "MESSAGE_AUTO_MODERATION_FLAGGED",
+        "MESSAGE_AUTO_MODERATION_QUARANTINED",
+      ].sort(),
+    );
+    expect(isEventName("WEBHOOK_TEST")).toBe(false);
+    expect(isEventName("MESSAGE_CREATED")).toBe(true);
+  });
+
+  it("builds MESSAGE_CREATED with exactly its fields, and inboundWebhookId only for integrations", () => {
+    const fromUser = eventData.messageCreated({ roomId: 1, messageId: 2, senderId: 3, createdAt: T, inboundWebhookId: null });
+    expect(fromUser).toEqual({ roomId: 1, messageId: 2, senderId: 3, timestamp: "2026-11-22T10:00:00.000Z" });
+    const fromHook = eventData.messageCreated({ roomId: 1, messageId: 2, senderId: null, createdAt: T, inboundWebhookId: 9 });
+    expect(fromHook).toEqual({ roomId: 1, messageId: 2, senderId: null, timestamp: "2026-11-22T10:00:00.000Z", inboundWebhookId: 9 });
+  });
+
+  it("copies only documented fields, so extra input (such as content) never reaches a payload", () => {
+    const input = { roomId: 1, messageId: 2, senderId: 3, createdAt: T, content: "secret plans" } as Parameters<
+      typeof eventData.messageCreated
+    >[0];
+    expect(JSON.stringify(eventData.messageCreated(input))).not.toContain("secret plans");
+  });
+
+  it("marks promoted DMs with convertedFromDm: true and omits it otherwise", () => {
+    expect(eventData.roomCreated({ roomId: 4, createdBy: "alice" })).toEqual({ roomId: 4, createdBy: "alice" });
+    expect(eventData.roomCreated({ roomId: 4, createdBy: "alice", convertedFromDm: true })).toEqual({
+      roomId: 4,
+      createdBy: "alice",
+      convertedFromDm: true,
+    });
+  });
+
+  it("builds FILE_INFECTION_DETECTED with the scan fields and an ISO scannedAt", () => {
+    expect(
+      eventData.fileInfectionDetected({
+        roomId: 1,
+        fileName: "eicar.com",
+        fileSize: 68,
+        fileType: "application/octet-stream",
+        sha256: "a".repeat(64),
+        signature: "EICAR-Test-File",
+        scanner: "builtin",
+        uploadedBy: "bob",
+        scannedAt: T,
+      }),
+    ).toEqual({
+      roomId: 1,
+      fileName: "eicar.com",
+      fileSize: 68,
+      fileType: "application/octet-stream",
+      sha256: "a".repeat(64),
+      signature: "EICAR-Test-File",
+      scanner: "builtin",
+      action: "rejected",
+      uploadedBy: "bob",
+      scannedAt: "2026-11-22T10:00:00.000Z",
+    });
+  });
+
+  it("adds moderationQueueUrl to moderation events only when a public base URL is set", () => {
+    const input = {
+      flaggedMessageId: 7,
+      messageId: 8,
+      roomId: 1,
+      senderId: 3,
+      category: "harassment",
+      score: 0.91,
+      band: "high" as const,
+      status: "QUARANTINED" as const,
+      occurredAt: T,
+    };
+    expect(eventData.moderation(input, undefined)).not.toHaveProperty("moderationQueueUrl");
+    expect(eventData.moderation(input, "https://chat.example.com").moderationQueueUrl).toBe(
+      "https://chat.example.com/admin/moderation/7",
+    );
+    expect(eventData.moderation(input, undefined).occurredAt).toBe("2026-11-22T10:00:00.000Z");
+  });
+
+  it("freezes the envelope as compact JSON with the enqueue timestamp", () => {
+    const body = buildEnvelope("ADMIN_USER_DISABLED", T, 12, { username: "bob", adminActor: "admin" });
+    expect(body).toBe(
+      '{"event":"ADMIN_USER_DISABLED","timestamp":"2026-11-22T10:00:00.000Z","webhookId":12,"data":{"username":"bob","adminActor":"admin"}}',
+    );
+  });
+});
