@@ -127,6 +127,8 @@ export interface InboundWebhooksTable {
   /** Lowercase hex SHA-256 of the token; the token itself is never stored. */
   token_hash: string;
   token_last8: string;
+  /** Slack-format posts may set their own username/icon_url (migration 003). */
+  allow_overrides: Generated<Flag>;
   created_by: number | null;
   created_at: number;
   updated_at: number;

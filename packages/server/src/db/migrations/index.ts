@@ -1,9 +1,11 @@
 import type { Migration } from "kysely";
 import { initial } from "./001-initial.js";
 import { roomDmKey } from "./002-room-dm-key.js";
+import { inboundAllowOverrides } from "./003-inbound-allow-overrides.js";
 
 /** Every migration, in order. Names sort; never rename or edit one that has shipped. */
 export const MIGRATIONS: Record<string, Migration> = {
   "001-initial": initial,
   "002-room-dm-key": roomDmKey,
+  "003-inbound-allow-overrides": inboundAllowOverrides,
 };
