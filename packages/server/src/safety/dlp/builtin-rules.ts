@@ -69,8 +69,8 @@ const CLOUD_ACCESS_KEY = createPatternRule(
       String.raw`\bgh[pousr]_[A-Za-z0-9]{36,251}\b`,
       // GitHub fine-grained personal access token.
       String.raw`\bgithub_pat_[A-Za-z0-9_]{22,}`,
-      // Slack bot, user, app, refresh and legacy tokens.
-      String.raw`\bxox[abprs]-[A-Za-z0-9-]{10,}`,
+      // Slack bot, user, app, refresh and legacy tokens: a numeric team or user id comes first.
+      String.raw`\bxox[abprs]-\d{4,}-[A-Za-z0-9][A-Za-z0-9-]{7,}`,
     ].join("|"),
   ),
 );

@@ -129,6 +129,7 @@ describe("cloud_access_key", () => {
     ["unknown GitHub prefix", "ghx_" + alnum(36)],
     ["Slack prefix alone", "tokens look like xoxb-..."],
     ["Slack unknown type", "xoxz-" + "1234567890-abcdefghij"],
+    ["Slack prefix followed by dashes", "xoxb-" + "-".repeat(20)],
   ])("does not match a %s", (_name, text) => {
     expect(cloudAccessKey.matches(text)).toBe(false);
   });
