@@ -65,3 +65,14 @@ describe("loadConfig", () => {
     expect(new Set(flags).size).toBe(flags.length);
   });
 });
+
+describe(".env.example", () => {
+  it("lists every setting with its default", async () => {
+    const fs = await import("node:fs");
+    const text = fs.readFileSync(new URL("../../../../../.env.example", import.meta.url), "utf8");
+    for (const setting of Object.values(SETTINGS)) {
+      const line = "default" in setting ? `${setting.env}=${setting.default}` : `# ${setting.env}=`;
+      expect(text.split("\n")).toContain(line);
+    }
+  });
+});
