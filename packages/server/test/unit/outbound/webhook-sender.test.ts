@@ -148,7 +148,7 @@ describe("webhook sender: the request", () => {
     const outcome = await send(sender(), hook.url);
 
     expect(outcome.startedAt.getTime()).toBeGreaterThanOrEqual(before);
-    expect(outcome.startedAt.getTime()).toBeLessThanOrEqual(before + 100);
+    expect(outcome.startedAt.getTime()).toBeLessThanOrEqual(before + 500);
     expect(outcome.durationMs).toBeGreaterThanOrEqual(140);
     expect(outcome.durationMs).toBeLessThan(2_000);
   });
@@ -334,7 +334,7 @@ describe("webhook sender: time-outs and connection failures", () => {
       responseStatus: null,
       error: "connect timed out after 200 ms",
     });
-    expect(performance.now() - started).toBeLessThan(600);
+    expect(performance.now() - started).toBeLessThan(900);
   });
 
   it("counts a DNS lookup that never answers against the connect budget", async () => {
@@ -344,7 +344,7 @@ describe("webhook sender: time-outs and connection failures", () => {
       "http://slow-dns.test/hook",
     );
     expect(outcome.error).toBe("connect timed out after 200 ms");
-    expect(outcome.durationMs).toBeLessThan(600);
+    expect(outcome.durationMs).toBeLessThan(900);
   });
 
   it("caps the connect budget at timeoutMs", async () => {
@@ -356,7 +356,7 @@ describe("webhook sender: time-outs and connection failures", () => {
     );
     expect(outcome).toMatchObject({ ok: false, responseStatus: null });
     expect(outcome.error).toMatch(/^(connect timed out|timed out) after 200 ms/);
-    expect(performance.now() - started).toBeLessThan(600);
+    expect(performance.now() - started).toBeLessThan(900);
   });
 
   it("reports a refused connection with the address and port", async () => {
