@@ -1,5 +1,9 @@
 import type { AppContext } from "./app-context.js";
 import type { Metrics } from "./operations/metrics.js";
+import type { DeliveryLog } from "./webhooks/outbound/delivery-log.js";
+import { createDeliveryMetrics } from "./webhooks/outbound/delivery-metrics.js";
+import { createDispatcher } from "./webhooks/outbound/dispatcher.js";
+import { startRetentionJob } from "./webhooks/outbound/retention-job.js";
 
 /** A long-running part of the process (the dispatcher, the retention job). */
 export interface BackgroundWork {
@@ -8,8 +12,27 @@ export interface BackgroundWork {
   stop(): Promise<void>;
 }
 
-/** Starts every background part this process runs. */
-export async function startBackgroundWork(_ctx: AppContext, _metrics: Metrics): Promise<BackgroundWork[]> {
+/**
+ * Starts every background part this process runs. Outbound webhooks are an Enterprise feature:
+ * the Community edition queues no deliveries, so it runs neither the dispatcher nor the retention
+ * job.
+ */
+export async function startBackgroundWork(
+  ctx: AppContext,
+  metrics: Metrics,
+  log?: DeliveryLog,
+): Promise<BackgroundWork[]> {
   const started: BackgroundWork[] = [];
+  if (ctx.config.edition === "enterprise") {
+    const dispatcher = createDispatcher(
+      ctx,
+      createDeliveryMetrics(ctx.db, metrics.registry, ctx.now),
+      log ? { log } : {},
+    );
+    dispatcher.start();
+    started.push({ name: "webhook dispatcher", stop: () => dispatcher.stop() });
+    const retention = startRetentionJob(ctx, log ? { log } : {});
+    started.push({ name: "delivery retention", stop: () => retention.stop() });
+  }
   return started;
 }

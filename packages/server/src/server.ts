@@ -26,7 +26,7 @@ export async function startServer(config: Config, print: (line: string) => void 
   const port = typeof bound === "object" && bound ? bound.port : config.port;
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
   const address = `http://${host}:${port}`;
-  const background: BackgroundWork[] = await startBackgroundWork(ctx, app.metrics);
+  const background: BackgroundWork[] = await startBackgroundWork(ctx, app.metrics, app.log);
 
   print(`Parley is listening on ${address} (${ctx.dialect === "sqlite" ? `SQLite in ${config.dataDir}` : "PostgreSQL"}, ${config.edition} edition)`);
   print(`API docs: ${address}/docs`);

@@ -1,0 +1,112 @@
+import { sql, type Kysely } from "kysely";
+import client from "prom-client";
+import type { Database } from "../../db/schema.js";
+import type { AttemptOutcome } from "./webhook-sender.js";
+
+export type AttemptOutcomeKind =
+  "success" | "http_error" | "timeout" | "connection_error" | "dns_error" | "refused" | "tls_error";
+
+export interface DeliveryMetrics {
+  /** Counts one attempt and its latency. */
+  attempt(outcome: AttemptOutcome): void;
+  /** Counts a delivery that reached a final state. */
+  finished(state: "SUCCESS" | "EXHAUSTED"): void;
+}
+
+/**
+ * Sorts an attempt into one outcome label. The sender reports failures as text for the attempt log;
+ * its wording is stable (see describe-send-error.ts), and any failure without a response that is
+ * not recognised counts as a connection error.
+ */
+export function outcomeKind(outcome: AttemptOutcome): AttemptOutcomeKind {
+  if (outcome.ok) return "success";
+  const error = outcome.error ?? "";
+  if (/timed out/i.test(error)) return "timeout";
+  if (outcome.responseStatus !== null) return "http_error";
+  if (/^DNS lookup failed/.test(error)) return "dns_error";
+  if (/^target refused/.test(error)) return "refused";
+  if (/^TLS error/.test(error)) return "tls_error";
+  return "connection_error";
+}
+
+/**
+ * The delivery engine's instruments on the app's registry: deliveries by final state, attempts by
+ * outcome, attempt latency, and two gauges read from the database at scrape time (due rows and
+ * the age of the oldest), which stay right with several processes sharing one database.
+ */
+export function createDeliveryMetrics(
+  db: Kysely<Database>,
+  registry: client.Registry,
+  now: () => number = Date.now,
+): DeliveryMetrics {
+  const deliveries = new client.Counter({
+    name: "parley_webhook_deliveries_total",
+    help: "Outbound webhook deliveries that reached a final state, by state",
+    labelNames: ["state"] as const,
+    registers: [registry],
+  });
+  const attempts = new client.Counter({
+    name: "parley_webhook_attempts_total",
+    help: "Outbound webhook delivery attempts by outcome",
+    labelNames: ["outcome"] as const,
+    registers: [registry],
+  });
+  const latency = new client.Histogram({
+    name: "parley_webhook_attempt_duration_seconds",
+    help: "Duration of outbound webhook delivery attempts, by outcome",
+    labelNames: ["outcome"] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [registry],
+  });
+
+  // Both gauges come from one query per scrape: whichever collects first starts it, the other
+  // reuses it.
+  let pending: Promise<{ depth: number; oldestAgeSeconds: number }> | undefined;
+  const queueState = () =>
+    (pending ??= (async () => {
+      try {
+        const at = now();
+        const { rows } = await sql<{ depth: number | string; oldest: number | string | null }>`
+          SELECT count(*) AS depth, min(next_attempt_at) AS oldest
+          FROM webhook_deliveries
+          WHERE next_attempt_at <= ${at} AND status IN ('PENDING', 'FAILED')
+        `.execute(db);
+        const row = rows[0];
+        const oldest = row?.oldest == null ? null : Number(row.oldest);
+        return {
+          depth: Number(row?.depth ?? 0),
+          oldestAgeSeconds: oldest === null ? 0 : Math.max(0, (at - oldest) / 1000),
+        };
+      } finally {
+        setImmediate(() => (pending = undefined));
+      }
+    })());
+
+  new client.Gauge({
+    name: "parley_webhook_queue_depth",
+    help: "Outbound webhook deliveries due now (pending or awaiting a retry), in flight included",
+    registers: [registry],
+    async collect() {
+      this.set((await queueState()).depth);
+    },
+  });
+  new client.Gauge({
+    name: "parley_webhook_oldest_due_age_seconds",
+    help: "How long the oldest due outbound webhook delivery has been waiting (0 when none)",
+    registers: [registry],
+    async collect() {
+      this.set((await queueState()).oldestAgeSeconds);
+    },
+  });
+
+  return {
+    attempt(outcome) {
+      const kind = outcomeKind(outcome);
+      attempts.inc({ outcome: kind });
+      latency.observe({ outcome: kind }, outcome.durationMs / 1000);
+    },
+    finished(state) {
+      deliveries.inc({ state: state.toLowerCase() });
+    },
+  };
+}

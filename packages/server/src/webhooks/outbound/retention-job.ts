@@ -1,0 +1,141 @@
+import { sql, type Kysely } from "kysely";
+import type { AppContext } from "../../app-context.js";
+import type { Database } from "../../db/schema.js";
+import type { DeliveryLog } from "./delivery-log.js";
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+const JOB_NAME = "delivery-retention";
+/** PostgreSQL advisory lock key of the job (any constant bigint; "parley" + 1 in ASCII). */
+const ADVISORY_KEY = 0x7061726c657901n;
+/** Rows deleted per statement: short write locks, so deliveries keep flowing meanwhile. */
+const BATCH = 1_000;
+
+export interface RetentionRun {
+  /** False when another process held the job's lock. */
+  ran: boolean;
+  deleted: number;
+}
+
+/**
+ * Deletes finished deliveries (SUCCESS or EXHAUSTED) created more than `retentionDays` ago, with
+ * their attempts (ON DELETE CASCADE). Unfinished rows are kept whatever their age: a delivery that
+ * may still be attempted is never lost to the log clean-up. With the default policy (5 attempts
+ * over about 8 minutes) a delivery is finished long before 30 days; what can age is a delivery
+ * queued for an endpoint that stays disabled, and it is kept until the endpoint is enabled again
+ * (then sent) or deleted (then dropped with it).
+ *
+ * One process at a time: on PostgreSQL a session advisory lock on one pooled connection (a
+ * process that does not get it skips the run); on SQLite a lease on the `job_locks` row.
+ */
+export async function runDeliveryRetention(
+  ctx: Pick<AppContext, "db" | "dialect">,
+  options: { retentionDays: number; now: number },
+): Promise<RetentionRun> {
+  const cutoff = options.now - options.retentionDays * DAY_MS;
+  if (ctx.dialect === "postgres") {
+    return ctx.db.connection().execute(async (conn) => {
+      const { rows } = await sql<{ locked: boolean }>`
+        SELECT pg_try_advisory_lock(${ADVISORY_KEY.toString()}::bigint) AS locked
+      `.execute(conn);
+      if (!rows[0]?.locked) return { ran: false, deleted: 0 };
+      try {
+        return { ran: true, deleted: await deleteFinishedBefore(conn, cutoff) };
+      } finally {
+        await sql`SELECT pg_advisory_unlock(${ADVISORY_KEY.toString()}::bigint)`.execute(conn);
+      }
+    });
+  }
+
+  // SQLite: take the job_locks row for an hour unless someone else holds it; the insert-or-update
+  // is one statement, so two processes cannot both win.
+  const taken = await sql<{ name: string }>`
+    INSERT INTO job_locks (name, locked_until, last_run_at)
+    VALUES (${JOB_NAME}, ${options.now + 60 * 60 * 1000}, ${options.now})
+    ON CONFLICT (name) DO UPDATE
+      SET locked_until = excluded.locked_until, last_run_at = excluded.last_run_at
+      WHERE job_locks.locked_until < ${options.now}
+    RETURNING name
+  `.execute(ctx.db);
+  if (taken.rows.length === 0) return { ran: false, deleted: 0 };
+  try {
+    return { ran: true, deleted: await deleteFinishedBefore(ctx.db, cutoff) };
+  } finally {
+    await ctx.db
+      .updateTable("job_locks")
+      .set({ locked_until: 0 })
+      .where("name", "=", JOB_NAME)
+      .execute();
+  }
+}
+
+async function deleteFinishedBefore(db: Kysely<Database>, cutoff: number): Promise<number> {
+  let deleted = 0;
+  for (;;) {
+    const result = await db
+      .deleteFrom("webhook_deliveries")
+      .where(
+        "id",
+        "in",
+        db
+          .selectFrom("webhook_deliveries")
+          .select("id")
+          .where("created_at", "<", cutoff)
+          .where("status", "in", ["SUCCESS", "EXHAUSTED"])
+          .limit(BATCH),
+      )
+      .executeTakeFirst();
+    const count = Number(result.numDeletedRows);
+    deleted += count;
+    if (count < BATCH) return deleted;
+  }
+}
+
+export interface RetentionJob {
+  stop(): Promise<void>;
+}
+
+/**
+ * Runs the retention clean-up shortly after start, then daily. Each process schedules it; the lock
+ * makes sure only one runs it at a time, and a second run on the same day finds little to delete.
+ */
+export function startRetentionJob(
+  ctx: AppContext,
+  options: { log?: DeliveryLog; firstRunDelayMs?: number; intervalMs?: number } = {},
+): RetentionJob {
+  const intervalMs = options.intervalMs ?? DAY_MS;
+  let running: Promise<void> | undefined;
+  let stopped = false;
+
+  const run = () => {
+    if (stopped || running) return;
+    running = runDeliveryRetention(ctx, {
+      retentionDays: ctx.config.deliveryRetentionDays,
+      now: ctx.now(),
+    })
+      .then((result) => {
+        if (result.deleted > 0) {
+          options.log?.info({ deleted: result.deleted }, "deleted expired webhook deliveries");
+        }
+      })
+      .catch((error: Error) =>
+        options.log?.warn(
+          { err: error.message },
+          "delivery retention failed; it runs again at the next interval",
+        ),
+      )
+      .finally(() => (running = undefined));
+  };
+
+  const first = setTimeout(run, options.firstRunDelayMs ?? 60_000);
+  const daily = setInterval(run, intervalMs);
+  first.unref();
+  daily.unref();
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(first);
+      clearInterval(daily);
+      await running;
+    },
+  };
+}
