@@ -72,7 +72,8 @@ export async function getEndpoint(ctx: AppContext, id: number): Promise<WebhookV
 /**
  * Changes the given fields only; an empty change leaves the endpoint (and `updatedAt`) as it was.
  * Disabling does not touch deliveries already queued: they stay PENDING or FAILED and the
- * dispatcher holds them back until the endpoint is enabled again (see docs, "Managing endpoints").
+ * dispatcher holds them back until the endpoint is enabled again (docs/webhooks.md, "Managing
+ * endpoints (admin API)"). WEBHOOK_TEST deliveries are the exception: they are sent regardless.
  */
 export async function updateEndpoint(
   ctx: AppContext,
@@ -91,6 +92,9 @@ export async function updateEndpoint(
 
   const row = await updateWebhook(ctx.db, id, { ...changes, updated_at: ctx.now() });
   if (!row) throw new AppError("not_found", `no webhook ${id}`);
+  // Deliveries held back while the endpoint was disabled are due now: wake this process's
+  // dispatcher rather than leave them to the next sweep.
+  if (valid.enabled === true) ctx.spine.afterCommit([], 1);
   return toWebhookView(row);
 }
 

@@ -76,7 +76,7 @@ describe.each(DIALECTS)("outbound webhook deliveries on $name", (dialect) => {
     expect((await deliveries(unsubscribed.id)).items).toEqual([]);
   });
 
-  it("keeps deliveries queued while their endpoint is disabled and after it is enabled again", async () => {
+  it("keeps deliveries queued while their endpoint is disabled and wakes the dispatcher when it is enabled again", async () => {
     const endpoint = await createEndpoint(t);
     await emitUserDisabled("trudy");
     const [queued] = (await deliveries(endpoint.id)).items;
@@ -89,9 +89,16 @@ describe.each(DIALECTS)("outbound webhook deliveries on $name", (dialect) => {
     await emitUserDisabled("victor");
     expect((await deliveries(endpoint.id)).items).toEqual([queued]);
 
-    expect(
-      (await admin(t, "PATCH", `/api/admin/webhooks/${endpoint.id}`, { enabled: true })).statusCode,
-    ).toBe(200);
+    const wakeUpsBefore = wakeUps;
+    const renamed = await admin(t, "PATCH", `/api/admin/webhooks/${endpoint.id}`, { name: "off" });
+    expect(renamed.statusCode).toBe(200);
+    expect(wakeUps).toBe(wakeUpsBefore);
+    // Enabling wakes the dispatcher: the held-back delivery is due at once.
+    const enabled = await admin(t, "PATCH", `/api/admin/webhooks/${endpoint.id}`, {
+      enabled: true,
+    });
+    expect(enabled.statusCode).toBe(200);
+    expect(wakeUps).toBe(wakeUpsBefore + 1);
     expect((await deliveries(endpoint.id)).items).toEqual([queued]);
   });
 
@@ -124,10 +131,13 @@ describe.each(DIALECTS)("outbound webhook deliveries on $name", (dialect) => {
     });
     expect(detail.json().payload).toEqual({
       event: "WEBHOOK_TEST",
-      timestamp: detail.json().createdAt,
+      timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       webhookId: target.id,
       data: { message: "Test delivery from Parley", requestedBy: "admin" },
     });
+    // The envelope's timestamp is the enqueue time.
+    const queuedAt = Date.parse(detail.json().payload.timestamp);
+    expect(Math.abs(queuedAt - Date.parse(detail.json().createdAt))).toBeLessThan(1000);
     // The stored body is compact JSON: exactly the bytes that will be signed and sent.
     const row = await t.ctx.db
       .selectFrom("webhook_deliveries")
