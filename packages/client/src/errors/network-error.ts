@@ -1,0 +1,28 @@
+import type { RequestOptions } from "@parley/endpoint";
+import { ParleyError } from "./parley-error.js";
+
+/**
+ * No answer came: connection refused, DNS failure, reset, TLS failure. The error `fetch` threw is
+ * kept as `cause`; its reason (such as `ECONNREFUSED`) is also in the message.
+ */
+export class NetworkError extends ParleyError {
+  override name = "NetworkError";
+  /** The request as it was to be sent, credentials redacted. */
+  readonly request: RequestOptions;
+
+  constructor(request: RequestOptions, cause: unknown, reason = describeCause(cause)) {
+    super(`${request.method.toUpperCase()} ${request.url} failed: ${reason}`, { cause });
+    this.request = request;
+  }
+}
+
+/** "fetch failed (ECONNREFUSED)": undici hides the useful part in `cause.code`. */
+function describeCause(cause: unknown): string {
+  if (!(cause instanceof Error)) return String(cause);
+  const inner = (cause as { cause?: unknown }).cause;
+  const code =
+    typeof inner === "object" && inner !== null && "code" in inner
+      ? String((inner as { code: unknown }).code)
+      : undefined;
+  return code === undefined ? cause.message : `${cause.message} (${code})`;
+}

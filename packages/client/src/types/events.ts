@@ -1,0 +1,150 @@
+/**
+ * The receiver-facing contract: every event Parley delivers and the exact `data` each carries.
+ * Mirrors the server's event catalogue field for field (a server test keeps the two in step).
+ * Ids are integers; `createdBy`, `deletedBy`, `uploadedBy`, `adminActor` and `username` are
+ * usernames; times are ISO-8601 UTC with milliseconds. No payload ever carries message content:
+ * fetch it with `GET /api/rooms/{roomId}/messages/{messageId}` (admin or bot token).
+ */
+
+/** Every event an endpoint can subscribe to, in the order Parley documents them. */
+export const EVENT_NAMES = [
+  "MESSAGE_CREATED",
+  "USER_JOINED_ROOM",
+  "USER_LEFT_ROOM",
+  "ROOM_CREATED",
+  "ROOM_DELETED",
+  "FILE_UPLOADED",
+  "FILE_INFECTION_DETECTED",
+  "ADMIN_USER_DISABLED",
+  "ADMIN_USER_DELETED",
+  "ADMIN_ROOM_DELETED",
+  "MESSAGE_AUTO_MODERATION_FLAGGED",
+  "MESSAGE_AUTO_MODERATION_QUARANTINED",
+] as const;
+
+/** An event an endpoint can subscribe to. */
+export type EventName = (typeof EVENT_NAMES)[number];
+
+/** Sent only by `POST /api/admin/webhooks/{id}/test`, to that endpoint alone; not subscribable. */
+export const WEBHOOK_TEST = "WEBHOOK_TEST";
+
+/** Every value the envelope's `event` can take. */
+export type DeliverableEvent = EventName | typeof WEBHOOK_TEST;
+
+export interface MessageCreatedData {
+  roomId: number;
+  messageId: number;
+  /** The sending user's id; null for a message posted through an inbound webhook. */
+  senderId: number | null;
+  timestamp: string;
+  /** Present only for a message posted through an inbound webhook. */
+  inboundWebhookId?: number;
+}
+
+export interface RoomMembershipData {
+  roomId: number;
+  username: string;
+}
+
+export interface RoomCreatedData {
+  roomId: number;
+  createdBy: string;
+  /** Present (and true) only when a direct-message conversation was promoted to a room. */
+  convertedFromDm?: true;
+}
+
+export interface RoomDeletedData {
+  roomId: number;
+  deletedBy: string;
+}
+
+export interface FileUploadedData {
+  fileId: number;
+  roomId: number;
+  fileName: string;
+  fileSize: number;
+  fileType: string;
+  uploadedBy: string;
+}
+
+export interface FileInfectionDetectedData {
+  roomId: number;
+  fileName: string;
+  fileSize: number;
+  fileType: string;
+  sha256: string;
+  signature: string;
+  scanner: string;
+  /** What Parley did with the file: it is never stored. */
+  action: "rejected";
+  uploadedBy: string;
+  scannedAt: string;
+}
+
+export interface AdminUserActionData {
+  username: string;
+  adminActor: string;
+}
+
+export interface AdminRoomDeletedData {
+  roomId: number;
+  adminActor: string;
+}
+
+export interface ModerationEventData {
+  /** The moderation flag's id. */
+  flaggedMessageId: number;
+  messageId: number;
+  roomId: number;
+  senderId: number | null;
+  category: string;
+  score: number;
+  band: "low" | "medium" | "high";
+  status: "FLAGGED" | "QUARANTINED";
+  occurredAt: string;
+  /** Present only when the server has `PARLEY_PUBLIC_BASE_URL` set. */
+  moderationQueueUrl?: string;
+}
+
+export interface WebhookTestData {
+  message: string;
+  requestedBy: string;
+}
+
+/** The `data` type of each event. */
+export interface EventDataMap {
+  MESSAGE_CREATED: MessageCreatedData;
+  USER_JOINED_ROOM: RoomMembershipData;
+  USER_LEFT_ROOM: RoomMembershipData;
+  ROOM_CREATED: RoomCreatedData;
+  ROOM_DELETED: RoomDeletedData;
+  FILE_UPLOADED: FileUploadedData;
+  FILE_INFECTION_DETECTED: FileInfectionDetectedData;
+  ADMIN_USER_DISABLED: AdminUserActionData;
+  ADMIN_USER_DELETED: AdminUserActionData;
+  ADMIN_ROOM_DELETED: AdminRoomDeletedData;
+  MESSAGE_AUTO_MODERATION_FLAGGED: ModerationEventData;
+  MESSAGE_AUTO_MODERATION_QUARANTINED: ModerationEventData;
+  WEBHOOK_TEST: WebhookTestData;
+}
+
+/** The body of one delivery for event `E`. */
+export interface WebhookEnvelope<E extends DeliverableEvent = DeliverableEvent> {
+  event: E;
+  /** When the delivery was queued (ISO-8601); may differ from when the action happened. */
+  timestamp: string;
+  /** The endpoint's id. */
+  webhookId: number;
+  data: EventDataMap[E];
+}
+
+/**
+ * Any delivery, as a union discriminated by `event`: checking `event.event === "MESSAGE_CREATED"`
+ * narrows `event.data` to `MessageCreatedData`.
+ */
+export type WebhookEvent = { [E in DeliverableEvent]: WebhookEnvelope<E> }[DeliverableEvent];
+
+/** True for a name an endpoint can subscribe to. */
+export function isEventName(value: unknown): value is EventName {
+  return typeof value === "string" && (EVENT_NAMES as readonly string[]).includes(value);
+}

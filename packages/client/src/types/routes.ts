@@ -1,0 +1,141 @@
+/**
+ * The route map of Parley's API: for each `"<METHOD> <path>"` the parameters a call takes (url
+ * placeholders, query parameters, JSON body keys, all in one object as `endpoint` routes them)
+ * and the `data` of a successful answer. `request()` checks calls to these routes at compile
+ * time; any other route string still works, with loose types.
+ */
+import type {
+  CreateInboundWebhookParams,
+  CreateUserParams,
+  CreateWebhookParams,
+  DeliveryDetail,
+  DeliverySummary,
+  DirectMessage,
+  InboundWebhook,
+  InboundWebhookWithToken,
+  IngestParams,
+  IngestResult,
+  IssuedToken,
+  ListDeliveriesParams,
+  ListParams,
+  Message,
+  ModerationFlag,
+  Page,
+  PostMessageParams,
+  QueuedDelivery,
+  Room,
+  UpdateInboundWebhookParams,
+  UpdateWebhookParams,
+  UploadedFile,
+  User,
+  Webhook,
+} from "./api.js";
+
+type Id = { id: number };
+type RoomId = { roomId: number };
+/** A route that takes no parameters. */
+type None = Record<never, never>;
+
+export interface Routes {
+  // Users (admin)
+  "POST /api/admin/users": { params: CreateUserParams; response: User };
+  "GET /api/admin/users": { params: ListParams; response: Page<User> };
+  "GET /api/admin/users/{id}": { params: Id; response: User };
+  "POST /api/admin/users/{id}/tokens": {
+    params: Id & { ttlSeconds?: number };
+    response: IssuedToken;
+  };
+  "POST /api/admin/users/{id}/disable": { params: Id; response: User };
+  "DELETE /api/admin/users/{id}": { params: Id; response: undefined };
+
+  // Rooms and direct messages
+  "POST /api/rooms": { params: { name: string }; response: Room };
+  "POST /api/rooms/{roomId}/join": { params: RoomId; response: unknown };
+  "POST /api/rooms/{roomId}/leave": { params: RoomId; response: unknown };
+  "DELETE /api/rooms/{roomId}": { params: RoomId; response: undefined };
+  "DELETE /api/admin/rooms/{roomId}": { params: RoomId; response: undefined };
+  "POST /api/dms": { params: { userId: number }; response: DirectMessage };
+  "POST /api/dms/{dmId}/promote": { params: { dmId: number; name: string }; response: Room };
+
+  // Messages and files
+  "POST /api/rooms/{roomId}/messages": { params: RoomId & PostMessageParams; response: Message };
+  "GET /api/rooms/{roomId}/messages": { params: RoomId & ListParams; response: Page<Message> };
+  "GET /api/rooms/{roomId}/messages/{messageId}": {
+    params: RoomId & { messageId: number };
+    response: Message;
+  };
+  /** Multipart: pass a `FormData` with a field named `file` as `data`. */
+  "POST /api/rooms/{roomId}/files": { params: RoomId & { data: FormData }; response: UploadedFile };
+
+  // Moderation (admin)
+  "GET /api/admin/moderation/flags": {
+    params: ListParams & { status?: string };
+    response: Page<ModerationFlag>;
+  };
+  "POST /api/admin/moderation/flags/{id}/approve": { params: Id; response: ModerationFlag };
+  "POST /api/admin/moderation/flags/{id}/reject": { params: Id; response: ModerationFlag };
+
+  // Outbound webhooks (admin; Enterprise)
+  "POST /api/admin/webhooks": { params: CreateWebhookParams; response: Webhook };
+  "GET /api/admin/webhooks": { params: ListParams; response: Page<Webhook> };
+  "GET /api/admin/webhooks/{id}": { params: Id; response: Webhook };
+  "PATCH /api/admin/webhooks/{id}": { params: Id & UpdateWebhookParams; response: Webhook };
+  "DELETE /api/admin/webhooks/{id}": { params: Id; response: undefined };
+  "POST /api/admin/webhooks/{id}/test": { params: Id; response: QueuedDelivery };
+  "GET /api/admin/webhooks/{id}/deliveries": {
+    params: Id & ListDeliveriesParams;
+    response: Page<DeliverySummary>;
+  };
+  "GET /api/admin/webhooks/{id}/deliveries/{deliveryId}": {
+    params: Id & { deliveryId: number };
+    response: DeliveryDetail;
+  };
+  "POST /api/admin/webhooks/{id}/deliveries/{deliveryId}/redeliver": {
+    params: Id & { deliveryId: number };
+    response: { deliveryId: number };
+  };
+
+  // Inbound webhooks
+  "POST /api/admin/inbound-webhooks": {
+    params: CreateInboundWebhookParams;
+    response: InboundWebhookWithToken;
+  };
+  "GET /api/admin/inbound-webhooks": { params: ListParams; response: Page<InboundWebhook> };
+  "GET /api/admin/inbound-webhooks/{id}": { params: Id; response: InboundWebhook };
+  "PATCH /api/admin/inbound-webhooks/{id}": {
+    params: Id & UpdateInboundWebhookParams;
+    response: InboundWebhook;
+  };
+  "DELETE /api/admin/inbound-webhooks/{id}": { params: Id; response: undefined };
+  "POST /api/admin/inbound-webhooks/{id}/rotate-token": {
+    params: Id;
+    response: InboundWebhookWithToken;
+  };
+  /** The token in the path is the only credential: no authorization header is needed. */
+  "POST /api/public/webhooks/ingest/{token}": {
+    params: { token: string } & IngestParams;
+    response: IngestResult;
+  };
+
+  // Operations
+  "GET /healthz": { params: None; response: unknown };
+  "GET /readyz": { params: None; response: unknown };
+  /** Prometheus text format. */
+  "GET /metrics": { params: None; response: string };
+  "GET /openapi.json": { params: None; response: Record<string, unknown> };
+}
+
+/** A route string of the map. */
+export type Route = keyof Routes;
+
+/** The routes whose answer is a `Page`: the ones `paginate()` accepts with full types. */
+export type PaginatedRoute = {
+  [R in Route]: Routes[R]["response"] extends Page<unknown> ? R : never;
+}[Route];
+
+/** The item type of a paginated route. */
+export type PageItem<R extends string> = R extends Route
+  ? Routes[R]["response"] extends Page<infer T>
+    ? T
+    : unknown
+  : unknown;

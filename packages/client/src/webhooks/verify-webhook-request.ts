@@ -1,0 +1,77 @@
+import { WebhookPayloadError } from "../errors/webhook-payload-error.js";
+import type { ProblemDetails } from "../types/api.js";
+import type { WebhookEvent } from "../types/events.js";
+import { parseWebhookEvent } from "./parse-webhook-event.js";
+import type { RawBody } from "./raw-body.js";
+import { verifyWebhookSignature } from "./verify-webhook-signature.js";
+
+export interface WebhookRequestInput {
+  /** The endpoint's secret, or several while rotating it. */
+  secret: string | readonly string[];
+  /** The exact body bytes received. */
+  rawBody: RawBody;
+  /** The `X-Webhook-Signature-256` header as received (Node may give an array, or nothing). */
+  signature: string | readonly string[] | null | undefined;
+}
+
+export interface WebhookAccepted {
+  ok: true;
+  event: WebhookEvent;
+}
+
+export interface WebhookRejected {
+  ok: false;
+  /** 401 for a missing or wrong signature; 400 for a signed body that is no Parley envelope. */
+  status: 400 | 401;
+  code: "invalid_signature" | "invalid_payload";
+  /** Why, in words: safe to show, it holds neither the secret nor the expected signature. */
+  detail: string;
+  /** The answer to send: an RFC 9457 body, like Parley's own errors. */
+  problem: ProblemDetails;
+}
+
+export type WebhookVerification = WebhookAccepted | WebhookRejected;
+
+/**
+ * Everything a receiver checks, for any framework: the signature over the raw bytes (401 when it
+ * is missing or wrong), then the envelope (400). The middlewares for Node http, Express and
+ * Fastify are this plus reading the body and writing the answer.
+ */
+export function verifyWebhookRequest(input: WebhookRequestInput): WebhookVerification {
+  if (!verifyWebhookSignature(input.secret, input.rawBody, input.signature)) {
+    return reject(401, "invalid_signature", signatureProblem(input.signature));
+  }
+  try {
+    return { ok: true, event: parseWebhookEvent(input.rawBody) };
+  } catch (error) {
+    if (!(error instanceof WebhookPayloadError)) throw error;
+    return reject(
+      400,
+      "invalid_payload",
+      `the body is not a Parley webhook envelope: ${error.message}`,
+    );
+  }
+}
+
+function signatureProblem(signature: WebhookRequestInput["signature"]): string {
+  if (signature === undefined || signature === null || signature === "") {
+    return "the X-Webhook-Signature-256 header is missing";
+  }
+  if (typeof signature !== "string") return "more than one X-Webhook-Signature-256 header was sent";
+  if (!/^sha256=[0-9a-fA-F]{64}$/.test(signature.trim())) {
+    return "the X-Webhook-Signature-256 header is not of the form sha256=<64 hex digits>";
+  }
+  return "the X-Webhook-Signature-256 header does not match the body";
+}
+
+function reject(status: 400 | 401, code: WebhookRejected["code"], detail: string): WebhookRejected {
+  const title =
+    status === 401 ? "The webhook signature is missing or wrong" : "The body is no webhook event";
+  return {
+    ok: false,
+    status,
+    code,
+    detail,
+    problem: { type: `https://parley.dev/errors/${code}`, title, status, detail, code },
+  };
+}

@@ -1,0 +1,31 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { type RawBody, toBytes } from "./raw-body.js";
+
+const SIGNATURE = /^sha256=([0-9a-fA-F]{64})$/;
+
+/**
+ * True when `header` is the signature of `rawBody` under `secret` (or under any of `secret`'s
+ * values, for a receiver part-way through rotating it). Hash the exact bytes received, never
+ * re-serialised JSON. Never throws: a missing header, one without `sha256=`, of the wrong length
+ * or with non-hex characters is simply false. The digests are compared in constant time.
+ */
+export function verifyWebhookSignature(
+  secret: string | readonly string[],
+  rawBody: RawBody,
+  header: string | readonly string[] | null | undefined,
+): boolean {
+  // Node joins repeated headers into an array; a delivery carries exactly one.
+  if (typeof header !== "string") return false;
+  const match = SIGNATURE.exec(header.trim());
+  if (match === null) return false;
+  const expected = Buffer.from(match[1]!, "hex");
+  const bytes = toBytes(rawBody);
+  let valid = false;
+  for (const key of typeof secret === "string" ? [secret] : secret) {
+    if (typeof key !== "string" || key === "") continue;
+    const actual = createHmac("sha256", Buffer.from(key, "utf8")).update(bytes).digest();
+    // Every secret is checked, so the time taken does not tell which one matched.
+    if (timingSafeEqual(actual, expected)) valid = true;
+  }
+  return valid;
+}

@@ -1,0 +1,180 @@
+import { describe, expect, expectTypeOf, it } from "vitest";
+import {
+  EVENT_NAMES,
+  WebhookPayloadError,
+  parseWebhookEvent,
+  type MessageCreatedData,
+  type ModerationEventData,
+  type RoomCreatedData,
+  type WebhookEvent,
+  type WebhookTestData,
+} from "../src/index.js";
+
+const envelope = (event: string, data: unknown, extra: Record<string, unknown> = {}) =>
+  JSON.stringify({ event, timestamp: "2026-11-22T10:00:00.000Z", webhookId: 7, data, ...extra });
+
+const MESSAGE = { roomId: 12, messageId: 345, senderId: 3, timestamp: "2026-11-22T09:59:59.874Z" };
+
+describe("parseWebhookEvent", () => {
+  it("parses an envelope from a string or bytes", () => {
+    const event = parseWebhookEvent(envelope("MESSAGE_CREATED", MESSAGE));
+    expect(event).toEqual({
+      event: "MESSAGE_CREATED",
+      timestamp: "2026-11-22T10:00:00.000Z",
+      webhookId: 7,
+      data: MESSAGE,
+    });
+    expect(parseWebhookEvent(Buffer.from(envelope("MESSAGE_CREATED", MESSAGE)))).toEqual(event);
+  });
+
+  it("narrows data by the event name", () => {
+    const event = parseWebhookEvent(envelope("MESSAGE_CREATED", MESSAGE));
+    expectTypeOf(event).toEqualTypeOf<WebhookEvent>();
+    expectTypeOf(event.event).toEqualTypeOf<(typeof EVENT_NAMES)[number] | "WEBHOOK_TEST">();
+    expectTypeOf(event.webhookId).toEqualTypeOf<number>();
+    expect(describe_(event)).toBe("message 345 in room 12");
+  });
+
+  it("accepts every event's documented data, optional fields absent or present", () => {
+    const samples: Record<string, unknown> = {
+      MESSAGE_CREATED: { ...MESSAGE, senderId: null, inboundWebhookId: 4 },
+      USER_JOINED_ROOM: { roomId: 1, username: "ann" },
+      USER_LEFT_ROOM: { roomId: 1, username: "ann" },
+      ROOM_CREATED: { roomId: 1, createdBy: "ann", convertedFromDm: true },
+      ROOM_DELETED: { roomId: 1, deletedBy: "ann" },
+      FILE_UPLOADED: {
+        fileId: 1,
+        roomId: 1,
+        fileName: "a.txt",
+        fileSize: 5,
+        fileType: "text/plain",
+        uploadedBy: "ann",
+      },
+      FILE_INFECTION_DETECTED: {
+        roomId: 1,
+        fileName: "eicar.com",
+        fileSize: 68,
+        fileType: "application/octet-stream",
+        sha256: "275a021b",
+        signature: "EICAR-Test-File",
+        scanner: "builtin",
+        action: "rejected",
+        uploadedBy: "ann",
+        scannedAt: "2026-11-22T10:00:00.000Z",
+      },
+      ADMIN_USER_DISABLED: { username: "bob", adminActor: "admin" },
+      ADMIN_USER_DELETED: { username: "bob", adminActor: "admin" },
+      ADMIN_ROOM_DELETED: { roomId: 1, adminActor: "admin" },
+      MESSAGE_AUTO_MODERATION_FLAGGED: {
+        flaggedMessageId: 2,
+        messageId: 3,
+        roomId: 1,
+        senderId: 4,
+        category: "harassment",
+        score: 0.71,
+        band: "medium",
+        status: "FLAGGED",
+        occurredAt: "2026-11-22T10:00:00.000Z",
+      },
+      MESSAGE_AUTO_MODERATION_QUARANTINED: {
+        flaggedMessageId: 2,
+        messageId: 3,
+        roomId: 1,
+        senderId: null,
+        category: "harassment",
+        score: 0.97,
+        band: "high",
+        status: "QUARANTINED",
+        occurredAt: "2026-11-22T10:00:00.000Z",
+        moderationQueueUrl: "https://chat.example.com/admin/moderation/2",
+      },
+      WEBHOOK_TEST: { message: "hello", requestedBy: "admin" },
+    };
+    expect(Object.keys(samples)).toEqual([...EVENT_NAMES, "WEBHOOK_TEST"]);
+    for (const [name, data] of Object.entries(samples)) {
+      expect(parseWebhookEvent(envelope(name, data)).data).toEqual(data);
+    }
+  });
+
+  it("keeps fields a newer server adds", () => {
+    const event = parseWebhookEvent(envelope("USER_LEFT_ROOM", { roomId: 1, username: "a", x: 1 }));
+    expect(event.data).toMatchObject({ x: 1 });
+  });
+
+  it.each([
+    ["not JSON", "{event:", undefined],
+    ["not UTF-8", Buffer.from([0x7b, 0xff, 0x7d]), undefined],
+    ["an array", "[]", undefined],
+    ["null", "null", undefined],
+    [
+      "without event",
+      JSON.stringify({ timestamp: "2026-11-22T10:00:00.000Z", webhookId: 1, data: {} }),
+      "event",
+    ],
+    ["an unknown event", envelope("MESSAGE_EXPLODED", {}), "event"],
+    [
+      "a bad timestamp",
+      envelope("USER_LEFT_ROOM", { roomId: 1, username: "a" }, { timestamp: "yesterday" }),
+      "timestamp",
+    ],
+    [
+      "a string webhookId",
+      envelope("USER_LEFT_ROOM", { roomId: 1, username: "a" }, { webhookId: "7" }),
+      "webhookId",
+    ],
+    [
+      "a fractional webhookId",
+      envelope("USER_LEFT_ROOM", { roomId: 1, username: "a" }, { webhookId: 1.5 }),
+      "webhookId",
+    ],
+    ["data that is an array", envelope("USER_LEFT_ROOM", []), "data"],
+    [
+      "data missing a field",
+      envelope("MESSAGE_CREATED", { ...MESSAGE, messageId: undefined }),
+      "data.messageId",
+    ],
+    [
+      "a string id in data",
+      envelope("MESSAGE_CREATED", { ...MESSAGE, roomId: "12" }),
+      "data.roomId",
+    ],
+    [
+      "convertedFromDm false",
+      envelope("ROOM_CREATED", { roomId: 1, createdBy: "a", convertedFromDm: false }),
+      "data.convertedFromDm",
+    ],
+  ])("rejects a body that is %s with WebhookPayloadError", (_label, body, path) => {
+    let caught: unknown;
+    try {
+      parseWebhookEvent(body);
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(WebhookPayloadError);
+    expect((caught as WebhookPayloadError).path).toBe(path);
+  });
+});
+
+/** A receiver's switch: each branch sees its event's data type. */
+function describe_(event: WebhookEvent): string {
+  switch (event.event) {
+    case "MESSAGE_CREATED":
+      expectTypeOf(event.data).toEqualTypeOf<MessageCreatedData>();
+      expectTypeOf(event.data.senderId).toEqualTypeOf<number | null>();
+      return `message ${event.data.messageId} in room ${event.data.roomId}`;
+    case "ROOM_CREATED":
+      expectTypeOf(event.data).toEqualTypeOf<RoomCreatedData>();
+      expectTypeOf(event.data.convertedFromDm).toEqualTypeOf<true | undefined>();
+      return `room ${event.data.roomId}`;
+    case "MESSAGE_AUTO_MODERATION_QUARANTINED":
+      expectTypeOf(event.data).toEqualTypeOf<ModerationEventData>();
+      expectTypeOf(event.data.band).toEqualTypeOf<"low" | "medium" | "high">();
+      // @ts-expect-error moderation events carry no content
+      return event.data.content;
+    case "WEBHOOK_TEST":
+      expectTypeOf(event.data).toEqualTypeOf<WebhookTestData>();
+      return event.data.message;
+    default:
+      return event.event;
+  }
+}

@@ -1,0 +1,124 @@
+import { describe, expectTypeOf, it } from "vitest";
+import {
+  paginate,
+  request,
+  type DeliveryDetail,
+  type DeliverySummary,
+  type InboundWebhookWithToken,
+  type IngestResult,
+  type Message,
+  type Page,
+  type ParleyResponse,
+  type RequestInterface,
+  type User,
+  type Webhook,
+} from "../src/index.js";
+
+// The calls below are type-checked only (tsc over tsconfig.test.json); `typed` never runs them.
+const typed = false as boolean;
+
+describe("typed routes", () => {
+  it("types the answer of a known route", () => {
+    if (!typed) return;
+    expectTypeOf(
+      request("POST /api/admin/webhooks", {
+        name: "ops",
+        url: "https://hooks.example.com/parley",
+        secret: "s".repeat(32),
+        events: ["MESSAGE_CREATED"],
+      }),
+    ).toEqualTypeOf<Promise<ParleyResponse<Webhook>>>();
+    expectTypeOf(request("GET /api/admin/webhooks")).toEqualTypeOf<
+      Promise<ParleyResponse<Page<Webhook>>>
+    >();
+    expectTypeOf(
+      request("GET /api/admin/webhooks/{id}/deliveries/{deliveryId}", { id: 1, deliveryId: 2 }),
+    ).toEqualTypeOf<Promise<ParleyResponse<DeliveryDetail>>>();
+    expectTypeOf(request("DELETE /api/admin/webhooks/{id}", { id: 1 })).toEqualTypeOf<
+      Promise<ParleyResponse<undefined>>
+    >();
+    expectTypeOf(
+      request("POST /api/admin/inbound-webhooks", { roomId: 1, displayName: "CI" }),
+    ).toEqualTypeOf<Promise<ParleyResponse<InboundWebhookWithToken>>>();
+    expectTypeOf(
+      request("POST /api/public/webhooks/ingest/{token}", { token: "t", content: "hi" }),
+    ).toEqualTypeOf<Promise<ParleyResponse<IngestResult>>>();
+    expectTypeOf(
+      request("GET /api/rooms/{roomId}/messages/{messageId}", {
+        roomId: 1,
+        messageId: 2,
+        mediaType: { format: "full+json" },
+      }),
+    ).toEqualTypeOf<Promise<ParleyResponse<Message>>>();
+    expectTypeOf(request("GET /metrics")).toEqualTypeOf<Promise<ParleyResponse<string>>>();
+  });
+
+  it("checks the parameters of a known route", () => {
+    if (!typed) return;
+    // @ts-expect-error url, secret and events are required
+    void request("POST /api/admin/webhooks", { name: "ops" });
+    // @ts-expect-error an unknown event name
+    void request("POST /api/admin/webhooks", {
+      name: "o",
+      url: "u",
+      secret: "s",
+      events: ["NOPE"],
+    });
+    // @ts-expect-error a typo is an excess property, not a silent extra body key
+    void request("PATCH /api/admin/webhooks/{id}", { id: 1, enabeld: false });
+    // @ts-expect-error ids are numbers
+    void request("GET /api/admin/webhooks/{id}", { id: "1" });
+    // @ts-expect-error the route has a required placeholder, so params are required
+    void request("GET /api/admin/webhooks/{id}");
+    // @ts-expect-error contentFormat is markdown or html
+    void request("POST /api/rooms/{roomId}/messages", {
+      roomId: 1,
+      content: "x",
+      contentFormat: "md",
+    });
+    // Common options go with any route.
+    void request("GET /api/admin/users", {
+      limit: 10,
+      headers: { authorization: "Bearer x" },
+      request: { timeout: 1000 },
+    });
+  });
+
+  it("still takes any other route, loosely typed", () => {
+    if (!typed) return;
+    expectTypeOf(request("GET /api/v9/anything", { whatever: [1, 2] })).toEqualTypeOf<
+      Promise<ParleyResponse<unknown>>
+    >();
+    expectTypeOf(request("GET /api/v9/anything")).toEqualTypeOf<Promise<ParleyResponse<unknown>>>();
+  });
+
+  it("keeps route types through .defaults()", () => {
+    const api = request.defaults({
+      baseUrl: "http://127.0.0.1:1",
+      headers: { authorization: "x" },
+    });
+    expectTypeOf(api).toExtend<RequestInterface>();
+    expectTypeOf(api.endpoint.DEFAULTS.baseUrl).toEqualTypeOf<string>();
+    if (!typed) return;
+    expectTypeOf(api("GET /api/admin/users/{id}", { id: 1 })).toEqualTypeOf<
+      Promise<ParleyResponse<User>>
+    >();
+  });
+
+  it("types paginate by the route's item type", () => {
+    if (!typed) return;
+    expectTypeOf(paginate.all(request, "GET /api/admin/users")).toEqualTypeOf<Promise<User[]>>();
+    expectTypeOf(
+      paginate.items(request, "GET /api/admin/webhooks/{id}/deliveries", {
+        id: 1,
+        status: "FAILED",
+      }),
+    ).toEqualTypeOf<AsyncGenerator<DeliverySummary, void, undefined>>();
+    expectTypeOf(paginate(request, "GET /api/admin/webhooks")).toEqualTypeOf<
+      AsyncGenerator<Page<Webhook>, void, undefined>
+    >();
+    expectTypeOf(paginate.all(request, "GET /somewhere/else")).toEqualTypeOf<Promise<unknown[]>>();
+    // @ts-expect-error the deliveries list needs its webhook id
+    void paginate.all(request, "GET /api/admin/webhooks/{id}/deliveries");
+  });
+});
