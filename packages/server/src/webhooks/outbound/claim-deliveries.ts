@@ -38,11 +38,14 @@ export interface ClaimOptions {
  * stay queued and are skipped until it is enabled again; the test event is the exception (spec: it
  * is sent even when the endpoint is disabled).
  *
- * Per-endpoint cap: the oldest due rows are ranked per endpoint and an endpoint gets no more than
- * its free room (`perEndpointLimit` minus what this worker has in flight to it). Endpoints already
- * at their cap are left out of the scan altogether, so a slow receiver's backlog never fills the
- * batch and the rows of other endpoints behind it are reached. The scan looks at a window of
- * 4 x limit rows: enough to fill the batch from several endpoints, small enough to stay cheap.
+ * Per-endpoint cap: the `limit` oldest due rows are ranked per endpoint and an endpoint gets no
+ * more than its free room (`perEndpointLimit` minus what this worker has in flight to it).
+ * Endpoints already at their cap are left out of the scan altogether, so a slow receiver's backlog
+ * cannot fill the batch: the dispatcher claims again when an endpoint reached its cap, and that
+ * claim reaches the rows of other endpoints behind it. The scan window is `limit` rows and no
+ * wider: on PostgreSQL every scanned row is locked for the statement, and a wider window made
+ * concurrent workers skip rows they could have taken (measured: three workers claiming 12 of 30
+ * rows each took 24 with a 4 x limit window, all 30 with this one).
  *
  * Why one statement: the claim must be atomic across processes. On PostgreSQL, `FOR UPDATE SKIP
  * LOCKED` in the candidate scan lets concurrent workers each lock a disjoint set without waiting
@@ -60,7 +63,6 @@ export async function claimDeliveries(
   const { limit, workerId, now, perEndpointLimit } = options;
   if (limit <= 0) return [];
   const until = now + options.leaseMs;
-  const scan = limit * 4;
   // {"<endpoint id>": in-flight count}; read in SQL with a JSON accessor, so the statement text
   // stays the same whatever the number of busy endpoints (one prepared plan).
   const busy = JSON.stringify(Object.fromEntries(options.inFlightByEndpoint ?? []));
@@ -79,7 +81,7 @@ export async function claimDeliveries(
             WHERE w.id = d.webhook_id AND (w.enabled = 1 OR d.event = 'WEBHOOK_TEST')
           )
         ORDER BY d.next_attempt_at
-        LIMIT ${scan}
+        LIMIT ${limit}
         FOR UPDATE SKIP LOCKED
       ),
       chosen AS (
@@ -122,7 +124,7 @@ export async function claimDeliveries(
               WHERE w.id = d.webhook_id AND (w.enabled = 1 OR d.event = 'WEBHOOK_TEST')
             )
           ORDER BY d.next_attempt_at
-          LIMIT ${scan}
+          LIMIT ${limit}
         ) c
       )
       WHERE rank <= room

@@ -10,6 +10,8 @@ export interface DeliveriesListener {
 export interface DeliveriesListenerOptions {
   /** Connection settings of the app's pool (same database, same search_path). */
   pgConfig: pg.ClientConfig;
+  /** Shown in pg_stat_activity, so an operator can tell the listening connection apart. */
+  applicationName?: string;
   /** A NOTIFY arrived: deliveries were committed by some process. */
   onNotify(): void;
   /**
@@ -50,7 +52,10 @@ export function listenForDeliveries(options: DeliveriesListenerOptions): Deliver
   async function connect(): Promise<void> {
     if (closed) return;
     const { max: _max, ...clientConfig } = options.pgConfig as pg.PoolConfig;
-    const next = new pg.Client(clientConfig);
+    const next = new pg.Client({
+      ...clientConfig,
+      ...(options.applicationName ? { application_name: options.applicationName } : {}),
+    });
     client = next;
     let lost = false;
     const onLost = (error?: Error) => {

@@ -100,7 +100,7 @@ export function createDispatcher(
   let passWanted = false;
   /** Look up the next due time in the database after this pass (sweep, timer, reconnect). */
   let refreshWanted = false;
-  /** The last claim may have left due rows behind (batch full, or an endpoint at its cap). */
+  /** The last claim may have left due rows behind: claim again when a slot frees up. */
   let backlog = false;
   let recording = false;
   let passFailures = 0;
@@ -171,7 +171,9 @@ export function createDispatcher(
       // recorded (database down): the claim renewed our lease; it must not be sent twice.
       for (const row of rows) if (!inFlight.has(row.id) && !stopping) launch(row);
       const capped = [...inFlightByEndpoint.values()].some((n) => n >= perEndpointLimit);
-      backlog = rows.length >= free || capped;
+      // Rows taken may mean more are due (or locked by another worker a moment ago): claim again
+      // when a slot frees up. Only an empty claim with no endpoint at its cap means caught up.
+      backlog = rows.length > 0 || capped;
       // Claim again at once only when an endpoint reached its cap in this claim: the next one
       // leaves it out and may find other endpoints' rows behind its backlog.
       if (rows.length === 0 || rows.length >= free || !capped) return;
@@ -318,6 +320,7 @@ export function createDispatcher(
       if (ctx.dialect === "postgres" && ctx.database.pgConfig) {
         listener = listenForDeliveries({
           pgConfig: ctx.database.pgConfig,
+          applicationName: `parley-deliveries ${workerId}`,
           onNotify: () => wake(),
           onListening: () => wake(true),
           log,

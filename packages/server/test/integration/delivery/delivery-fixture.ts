@@ -4,6 +4,7 @@ import type { ConfigOverrides } from "../../../src/config/load-config.js";
 import { sealSecret } from "../../../src/config/secret-box.js";
 import type { EventDataMap, EventName } from "../../../src/events/event-catalogue.js";
 import { inTransaction } from "../../../src/events/in-transaction.js";
+import type { DeliveryLog } from "../../../src/webhooks/outbound/delivery-log.js";
 import { createDeliveryMetrics } from "../../../src/webhooks/outbound/delivery-metrics.js";
 import { createDispatcher, type Dispatcher } from "../../../src/webhooks/outbound/dispatcher.js";
 import { createTestApp, type TestApp } from "../../helpers/build-app.js";
@@ -64,11 +65,11 @@ function selectAttempts(t: TestApp, deliveryId: number) {
 export async function startDeliveryApp(
   dialect: TestDialect,
   overrides: ConfigOverrides = {},
-  options: { start?: boolean } = {},
+  options: { start?: boolean; log?: DeliveryLog } = {},
 ): Promise<DeliveryApp> {
   const t = await createTestApp(dialect, { ...FAST_KNOBS, ...overrides });
   const metrics = createDeliveryMetrics(t.ctx.db, t.app.metrics.registry, t.ctx.now);
-  const dispatcher = createDispatcher(t.ctx, metrics);
+  const dispatcher = createDispatcher(t.ctx, metrics, options.log ? { log: options.log } : {});
   if (options.start !== false) dispatcher.start();
 
   return {
@@ -130,6 +131,17 @@ export async function waitFor<T>(
       throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await sleep(20);
   }
+}
+
+/** A log that keeps what it was told, to check that nothing went wrong (or that something did). */
+export function recordingLog(): DeliveryLog & {
+  lines: Array<{ level: string; message: string; details: object }>;
+} {
+  const lines: Array<{ level: string; message: string; details: object }> = [];
+  const at = (level: string) => (details: object, message: string) => {
+    lines.push({ level, message, details });
+  };
+  return { lines, info: at("info"), warn: at("warn"), error: at("error") };
 }
 
 /** The HMAC a receiver computes over the raw body, independently of the server's signer. */
