@@ -54,6 +54,15 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     });
   });
 
+  // A body whose fields are all optional may be left out entirely (POST .../tokens, .../test):
+  // Fastify would otherwise validate the missing body against `type: "object"` and answer 400.
+  app.addHook("onRoute", (route) => {
+    const body = route.schema?.body as { type?: unknown; required?: unknown[] } | undefined;
+    if (body && body.type === "object" && !(body.required && body.required.length > 0)) {
+      route.schema = { ...route.schema, body: { ...body, type: ["object", "null"] } };
+    }
+  });
+
   app.addHook("onResponse", async (request, reply) => {
     metrics.httpDuration
       .labels(request.method, request.routeOptions.url ?? "unmatched", String(reply.statusCode))

@@ -54,8 +54,10 @@ export class EventSpine {
     webhookId: number,
     event: E,
     body: string,
+    /** The time the body's envelope was stamped with, so the row and the envelope agree. */
+    enqueuedAt: number = this.now(),
   ): Promise<number> {
-    const now = this.now();
+    const now = enqueuedAt;
     const row = await trx
       .insertInto("webhook_deliveries")
       .values(deliveryRow(webhookId, event, body, now))

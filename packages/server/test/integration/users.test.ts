@@ -144,3 +144,24 @@ describe.each(DIALECTS)("users on $name", (dialect) => {
     expect(bad.json().code).toBe("invalid_cursor");
   });
 });
+
+describe("optional request bodies", () => {
+  it("issues a token when the body is left out entirely, with or without a JSON content type", async () => {
+    const t = await createTestApp();
+    try {
+      const bot = await t.user("bot");
+      const bare = await t.app.inject({ method: "POST", url: `/api/admin/users/${bot.id}/tokens`, headers: t.admin.headers });
+      expect(bare.statusCode).toBe(201);
+      const empty = await t.app.inject({
+        method: "POST",
+        url: `/api/admin/users/${bot.id}/tokens`,
+        headers: { ...t.admin.headers, "content-type": "application/json" },
+        payload: "",
+      });
+      expect(empty.statusCode).toBe(201);
+      expect(empty.json().token.split(".")).toHaveLength(3);
+    } finally {
+      await t.close();
+    }
+  });
+});

@@ -119,8 +119,9 @@ export async function sendTestEvent(
       message: TEST_EVENT_MESSAGE,
       requestedBy: actor.username,
     });
-    const body = buildEnvelope(WEBHOOK_TEST, ctx.now(), id, data);
-    return ctx.spine.enqueueOne(trx, id, WEBHOOK_TEST, body);
+    const now = ctx.now();
+    const body = buildEnvelope(WEBHOOK_TEST, now, id, data);
+    return ctx.spine.enqueueOne(trx, id, WEBHOOK_TEST, body, now);
   });
   ctx.spine.afterCommit([], 1);
   return { deliveryId, status: "PENDING" };
