@@ -8,6 +8,7 @@ import { operationsRoutes } from "./operations/operations-routes.js";
 import { problemDetails } from "./plugins/problem-details.js";
 import { usersRoutes } from "./chat/users-routes.js";
 import { roomsRoutes } from "./chat/rooms-routes.js";
+import { messagesRoutes } from "./chat/messages-routes.js";
 import { webhookDeliveriesRoutes } from "./webhooks/outbound/deliveries-routes.js";
 import { webhookEndpointsRoutes } from "./webhooks/outbound/endpoints-routes.js";
 
@@ -84,6 +85,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   await app.register(operationsRoutes, { ctx, metrics });
   await app.register(usersRoutes, { ctx });
   await app.register(roomsRoutes, { ctx });
+  await app.register(messagesRoutes, { ctx });
   await app.register(webhookEndpointsRoutes, { ctx });
   await app.register(webhookDeliveriesRoutes, { ctx });
 
