@@ -1,0 +1,55 @@
+import crypto from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { Transform, type Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+
+/** A file received into a temporary name beside its final place, not yet visible. */
+export interface ReceivedFile {
+  storageKey: string;
+  tempPath: string;
+  finalPath: string;
+  size: number;
+  sha256: string;
+}
+
+/** Where uploads live: `<dataDir>/files/<random id>`. */
+export function filesDir(dataDir: string): string {
+  return path.join(dataDir, "files");
+}
+
+/**
+ * Streams an upload to `<dir>/.incoming-<id>`, hashing and counting as it goes. The caller renames
+ * it into place (same directory, so the rename is atomic) or removes it.
+ */
+export async function receiveFile(dir: string, source: Readable): Promise<ReceivedFile> {
+  await fs.promises.mkdir(dir, { recursive: true });
+  const storageKey = crypto.randomBytes(16).toString("hex");
+  const tempPath = path.join(dir, `.incoming-${storageKey}`);
+  const hash = crypto.createHash("sha256");
+  let size = 0;
+  const measure = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      hash.update(chunk);
+      size += chunk.length;
+      done(null, chunk);
+    },
+  });
+  try {
+    await pipeline(source, measure, fs.createWriteStream(tempPath, { flags: "wx" }));
+  } catch (error) {
+    await removeQuietly(tempPath);
+    throw error;
+  }
+  return {
+    storageKey,
+    tempPath,
+    finalPath: path.join(dir, storageKey),
+    size,
+    sha256: hash.digest("hex"),
+  };
+}
+
+export async function removeQuietly(file: string): Promise<void> {
+  await fs.promises.rm(file, { force: true });
+}

@@ -1,0 +1,128 @@
+import multipart, { type MultipartFile } from "@fastify/multipart";
+import type { FastifyPluginAsync } from "fastify";
+import type { AppContext } from "../app-context.js";
+import { requireRole } from "../auth/require-role.js";
+import { AppError } from "../errors/app-error.js";
+import { authErrors, problemSchema, timestamp } from "../http/schemas.js";
+import { idParamsOf } from "./chat-schemas.js";
+import { roomForMember } from "./room-access.js";
+import { uploadFile } from "./upload-file.js";
+
+const fileSchema = {
+  type: "object",
+  properties: {
+    id: { type: "integer" },
+    roomId: { type: "integer" },
+    fileName: { type: "string" },
+    fileSize: { type: "integer" },
+    fileType: { type: "string" },
+    sha256: { type: "string", description: "lowercase hex SHA-256 of the bytes" },
+    uploadedBy: { type: "string", description: "the uploader's username" },
+    createdAt: timestamp,
+  },
+  required: [
+    "id",
+    "roomId",
+    "fileName",
+    "fileSize",
+    "fileType",
+    "sha256",
+    "uploadedBy",
+    "createdAt",
+  ],
+} as const;
+
+const FILE_FIELD = "file";
+
+/** File uploads into a room, scanned by the antivirus engine when there is one. */
+export const filesRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
+  // Registered here, so multipart parsing exists only on this route family. Over-limit files are
+  // cut and marked `truncated` (answered 413 by uploadFile) rather than failing mid-stream.
+  await app.register(multipart, {
+    throwFileSizeLimit: false,
+    limits: {
+      fileSize: ctx.config.maxUploadBytes,
+      files: 1,
+      fields: 10,
+      fieldSize: 64 * 1024,
+      parts: 20,
+      headerPairs: 100,
+    },
+  });
+  const anyUser = requireRole(ctx);
+
+  app.post<{ Params: { roomId: number } }>(
+    "/api/rooms/:roomId/files",
+    {
+      preHandler: anyUser,
+      attachValidation: true,
+      schema: {
+        tags: ["files"],
+        security: [{ bearer: [] }],
+        summary:
+          "Upload a file into a room (fires FILE_UPLOADED, or FILE_INFECTION_DETECTED and 422)",
+        description: `multipart/form-data with one file in the field \`${FILE_FIELD}\`; at most PARLEY_MAX_UPLOAD_BYTES (default 25 MiB).`,
+        consumes: ["multipart/form-data"],
+        params: idParamsOf("roomId"),
+        // Documents the form for OpenAPI. The parts are read as a stream, so there is no parsed
+        // body for it to validate: the handler ignores body validation (attachValidation).
+        body: {
+          content: {
+            "multipart/form-data": {
+              schema: {
+                type: "object",
+                properties: {
+                  [FILE_FIELD]: { type: "string", contentMediaType: "application/octet-stream" },
+                },
+                required: [FILE_FIELD],
+              },
+            },
+          },
+        },
+        response: {
+          201: fileSchema,
+          400: problemSchema,
+          404: problemSchema,
+          413: problemSchema,
+          422: problemSchema,
+          503: problemSchema,
+          ...authErrors,
+        },
+      },
+    },
+    async (request, reply) => {
+      if (request.validationError && request.validationError.validationContext !== "body")
+        throw request.validationError;
+      const roomId = request.params.roomId;
+      await roomForMember(ctx.db, roomId, request.principal);
+      if (!request.isMultipart()) {
+        throw new AppError(
+          "file_required",
+          `send multipart/form-data with the file in a field named ${FILE_FIELD}`,
+        );
+      }
+      let part: MultipartFile | undefined;
+      try {
+        part = await request.file();
+      } catch (error) {
+        throw new AppError(
+          "file_required",
+          `the multipart body could not be read: ${(error as Error).message}`,
+        );
+      }
+      if (!part || part.fieldname !== FILE_FIELD) {
+        part?.file.resume();
+        throw new AppError(
+          "file_required",
+          `send the file in a multipart field named ${FILE_FIELD}`,
+        );
+      }
+      const file = await uploadFile(ctx, request.principal, roomId, {
+        fileName: part.filename,
+        fileType: part.mimetype,
+        stream: part.file,
+      });
+      return reply.code(201).send(file);
+    },
+  );
+};
