@@ -10,6 +10,7 @@ import { usersRoutes } from "./chat/users-routes.js";
 import { roomsRoutes } from "./chat/rooms-routes.js";
 import { messagesRoutes } from "./chat/messages-routes.js";
 import { filesRoutes } from "./chat/files-routes.js";
+import { moderationRoutes } from "./moderation/moderation-routes.js";
 import { webhookDeliveriesRoutes } from "./webhooks/outbound/deliveries-routes.js";
 import { webhookEndpointsRoutes } from "./webhooks/outbound/endpoints-routes.js";
 
@@ -88,6 +89,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   await app.register(roomsRoutes, { ctx });
   await app.register(messagesRoutes, { ctx });
   await app.register(filesRoutes, { ctx });
+  await app.register(moderationRoutes, { ctx });
   await app.register(webhookEndpointsRoutes, { ctx });
   await app.register(webhookDeliveriesRoutes, { ctx });
 
