@@ -59,8 +59,8 @@ export function createDeliveryMetrics(
     registers: [registry],
   });
 
-  // Both gauges come from one query per scrape: whichever collects first starts it, the other
-  // reuses it.
+  // Both gauges come from one query per scrape: the registry collects every metric in the same
+  // tick, so the second gauge finds the query the first one started still in flight.
   let pending: Promise<{ depth: number; oldestAgeSeconds: number }> | undefined;
   const queueState = () =>
     (pending ??= (async () => {
@@ -78,7 +78,7 @@ export function createDeliveryMetrics(
           oldestAgeSeconds: oldest === null ? 0 : Math.max(0, (at - oldest) / 1000),
         };
       } finally {
-        setImmediate(() => (pending = undefined));
+        pending = undefined;
       }
     })());
 

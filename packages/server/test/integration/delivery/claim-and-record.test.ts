@@ -6,7 +6,7 @@ import { DEFAULT_RETRY_POLICY } from "../../../src/webhooks/outbound/retry-sched
 import type { AttemptOutcome } from "../../../src/webhooks/outbound/webhook-sender.js";
 import { DIALECTS } from "../../helpers/dialects.js";
 import { startReceiver, type Receiver } from "../../helpers/receiver.js";
-import { recordingLog, startDeliveryApp, waitFor, type DeliveryApp } from "./delivery-fixture.js";
+import { recordingLog, startDeliveryApp, type DeliveryApp } from "./delivery-fixture.js";
 
 const ok: AttemptOutcome = {
   ok: true,
@@ -115,7 +115,7 @@ describe.each(DIALECTS)("claiming and recording on $name", (dialect) => {
   });
 
   it("ignores the result of a worker whose lease ran out and was retaken", async () => {
-    const endpoint = await queue(1);
+    await queue(1);
     const [mine] = await claim("slow", 1);
     const [theirs] = await claim("fast", 1, Date.now() + 10_001);
     expect(theirs!.id).toBe(mine!.id);
@@ -165,7 +165,7 @@ describe.each(DIALECTS)("claiming and recording on $name", (dialect) => {
   });
 
   it("records a failure as FAILED with the next attempt after the back-off", async () => {
-    const endpoint = await queue(1);
+    await queue(1);
     const [row] = await claim("w", 1);
     const now = Date.now();
     const [transition] = await recordAttempts(
