@@ -13,6 +13,8 @@ import { filesRoutes } from "./chat/files-routes.js";
 import { moderationRoutes } from "./moderation/moderation-routes.js";
 import { webhookDeliveriesRoutes } from "./webhooks/outbound/deliveries-routes.js";
 import { webhookEndpointsRoutes } from "./webhooks/outbound/endpoints-routes.js";
+import { inboundWebhooksRoutes } from "./webhooks/inbound/inbound-routes.js";
+import { ingestRoutes } from "./webhooks/inbound/ingest-routes.js";
 
 export interface BuildAppOptions {
   logger?: FastifyServerOptions["logger"];
@@ -92,6 +94,8 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   await app.register(moderationRoutes, { ctx });
   await app.register(webhookEndpointsRoutes, { ctx });
   await app.register(webhookDeliveriesRoutes, { ctx });
+  await app.register(inboundWebhooksRoutes, { ctx });
+  await app.register(ingestRoutes, { ctx });
 
   return app as unknown as FastifyInstance & { metrics: Metrics };
 }

@@ -20,6 +20,7 @@ export const SETTINGS = {
   dataDir: { env: "PARLEY_DATA_DIR", flag: "--data-dir", kind: "string", default: "./data", description: "SQLite database, uploaded files and generated keys." },
   databaseUrl: { env: "DATABASE_URL", flag: "--database-url", kind: "url", description: "postgres://... selects PostgreSQL instead of the embedded SQLite database." },
   redisUrl: { env: "REDIS_URL", flag: "--redis-url", kind: "url", description: "redis://... shares ingest rate limits between processes." },
+  redisKeyPrefix: { env: "PARLEY_REDIS_KEY_PREFIX", flag: "--redis-key-prefix", kind: "string", default: "parley:", description: "Prefix of every Redis key Parley writes (several installations can share one Redis)." },
   publicBaseUrl: { env: "PARLEY_PUBLIC_BASE_URL", flag: "--public-base-url", kind: "url", description: "Public address; used in ingest URLs and moderation links." },
   edition: { env: "PARLEY_EDITION", flag: "--edition", kind: "enum", values: ["enterprise", "community"], default: "enterprise", description: "`community` turns off outbound webhooks, antivirus and AI moderation." },
   jwtSecret: { env: "PARLEY_JWT_SECRET", flag: "--jwt-secret", kind: "string", description: "HS256 key for tokens the server issues (generated when unset)." },

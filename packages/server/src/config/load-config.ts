@@ -17,6 +17,7 @@ export interface Config {
   dataDir: string;
   databaseUrl: string | undefined;
   redisUrl: string | undefined;
+  redisKeyPrefix: string;
   publicBaseUrl: string | undefined;
   edition: Edition;
   jwtSecret: string | undefined;

@@ -1,0 +1,191 @@
+import type { AppContext } from "../../app-context.js";
+import type { Config } from "../../config/load-config.js";
+import { AppError } from "../../errors/app-error.js";
+import { isoTime } from "../../events/event-catalogue.js";
+import { decodeCursor, toPage, type Page } from "../../http/pagination.js";
+import {
+  deleteInboundWebhookRow,
+  findInboundWebhookRow,
+  insertInboundWebhook,
+  listInboundWebhookRows,
+  replaceInboundWebhookToken,
+  roomIsOpen,
+  updateInboundWebhookRow,
+  type InboundWebhookChanges,
+  type InboundWebhookRow,
+} from "./inbound-repository.js";
+import { createIngestToken } from "./ingest-token.js";
+
+/** An inbound webhook as the admin API shows it: the token only by its last 8 characters. */
+export interface InboundWebhookView {
+  id: number;
+  roomId: number;
+  displayName: string;
+  avatarUrl: string | null;
+  enabled: boolean;
+  allowOverrides: boolean;
+  tokenLast8: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The create and rotate answers: the only time the token and the full URLs are shown. */
+export interface InboundWebhookWithToken extends InboundWebhookView {
+  token: string;
+  url: string;
+  slackUrl: string;
+}
+
+export interface CreateInboundWebhookInput {
+  roomId: number;
+  displayName: string;
+  avatarUrl?: string | null | undefined;
+  enabled?: boolean | undefined;
+  allowOverrides?: boolean | undefined;
+}
+
+export interface UpdateInboundWebhookInput {
+  displayName?: string | undefined;
+  avatarUrl?: string | null | undefined;
+  enabled?: boolean | undefined;
+  allowOverrides?: boolean | undefined;
+}
+
+export function toInboundWebhookView(row: InboundWebhookRow): InboundWebhookView {
+  return {
+    id: row.id,
+    roomId: row.room_id,
+    displayName: row.display_name,
+    avatarUrl: row.avatar_url,
+    enabled: row.enabled === 1,
+    allowOverrides: row.allow_overrides === 1,
+    tokenLast8: row.token_last8,
+    createdAt: isoTime(row.created_at),
+    updatedAt: isoTime(row.updated_at),
+  };
+}
+
+/** `<PARLEY_PUBLIC_BASE_URL or http://<host>:<port>>/api/public/webhooks/ingest/<token>`. */
+export function ingestUrl(
+  config: Pick<Config, "publicBaseUrl" | "host" | "port">,
+  token: string,
+): string {
+  const host = config.host.includes(":") ? `[${config.host}]` : config.host;
+  const base = config.publicBaseUrl ?? `http://${host}:${config.port}`;
+  return `${base}/api/public/webhooks/ingest/${token}`;
+}
+
+function withToken(
+  ctx: AppContext,
+  row: InboundWebhookRow,
+  token: string,
+): InboundWebhookWithToken {
+  const url = ingestUrl(ctx.config, token);
+  return { ...toInboundWebhookView(row), token, url, slackUrl: `${url}/slack` };
+}
+
+/** An avatar is shown by browsers: only absolute http(s) URLs, never javascript:, data: or paths. */
+function checkAvatarUrl(avatarUrl: string | null | undefined): void {
+  if (avatarUrl === null || avatarUrl === undefined) return;
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(avatarUrl);
+  } catch {
+    parsed = undefined;
+  }
+  if (!parsed || (parsed.protocol !== "http:" && parsed.protocol !== "https:")) {
+    throw new AppError(
+      "invalid_url",
+      "avatarUrl must be an absolute http:// or https:// URL, or null",
+      {
+        field: "body.avatarUrl",
+      },
+    );
+  }
+}
+
+async function existingRow(ctx: AppContext, id: number): Promise<InboundWebhookRow> {
+  const row = await findInboundWebhookRow(ctx.db, id);
+  if (!row) throw new AppError("not_found", `no inbound webhook ${id}`);
+  return row;
+}
+
+export async function createInboundWebhook(
+  ctx: AppContext,
+  actorUserId: number,
+  input: CreateInboundWebhookInput,
+): Promise<InboundWebhookWithToken> {
+  checkAvatarUrl(input.avatarUrl);
+  // The room is named in the body, not the path: a missing room is a bad request, not a 404.
+  if (!(await roomIsOpen(ctx.db, input.roomId))) {
+    throw new AppError(
+      "validation_failed",
+      `roomId ${input.roomId} does not name an existing room`,
+      {
+        field: "body.roomId",
+      },
+    );
+  }
+  const token = createIngestToken();
+  const row = await insertInboundWebhook(ctx.db, {
+    roomId: input.roomId,
+    displayName: input.displayName,
+    avatarUrl: input.avatarUrl ?? null,
+    enabled: input.enabled ?? true,
+    allowOverrides: input.allowOverrides ?? false,
+    tokenHash: token.hash,
+    tokenLast8: token.last8,
+    createdBy: actorUserId,
+    now: ctx.now(),
+  });
+  return withToken(ctx, row, token.token);
+}
+
+export async function listInboundWebhooks(
+  ctx: AppContext,
+  query: { limit: number; cursor?: string | undefined; roomId?: number | undefined },
+): Promise<Page<InboundWebhookView>> {
+  const rows = await listInboundWebhookRows(ctx.db, {
+    after: decodeCursor(query.cursor),
+    limit: query.limit,
+    roomId: query.roomId,
+  });
+  return toPage(rows, query.limit, toInboundWebhookView);
+}
+
+export async function getInboundWebhook(ctx: AppContext, id: number): Promise<InboundWebhookView> {
+  return toInboundWebhookView(await existingRow(ctx, id));
+}
+
+export async function updateInboundWebhook(
+  ctx: AppContext,
+  id: number,
+  input: UpdateInboundWebhookInput,
+): Promise<InboundWebhookView> {
+  checkAvatarUrl(input.avatarUrl);
+  const changes: InboundWebhookChanges = {};
+  if (input.displayName !== undefined) changes.display_name = input.displayName;
+  if (input.avatarUrl !== undefined) changes.avatar_url = input.avatarUrl;
+  if (input.enabled !== undefined) changes.enabled = input.enabled ? 1 : 0;
+  if (input.allowOverrides !== undefined) changes.allow_overrides = input.allowOverrides ? 1 : 0;
+  if (Object.keys(changes).length === 0) return getInboundWebhook(ctx, id);
+  const row = await updateInboundWebhookRow(ctx.db, id, changes, ctx.now());
+  if (!row) throw new AppError("not_found", `no inbound webhook ${id}`);
+  return toInboundWebhookView(row);
+}
+
+export async function deleteInboundWebhook(ctx: AppContext, id: number): Promise<void> {
+  if (!(await deleteInboundWebhookRow(ctx.db, id)))
+    throw new AppError("not_found", `no inbound webhook ${id}`);
+}
+
+/** A new token in place of the old one, in one update: the old token answers 404 from then on. */
+export async function rotateInboundWebhookToken(
+  ctx: AppContext,
+  id: number,
+): Promise<InboundWebhookWithToken> {
+  const token = createIngestToken();
+  const row = await replaceInboundWebhookToken(ctx.db, id, token, ctx.now());
+  if (!row) throw new AppError("not_found", `no inbound webhook ${id}`);
+  return withToken(ctx, row, token.token);
+}

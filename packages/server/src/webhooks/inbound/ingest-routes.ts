@@ -1,0 +1,239 @@
+import formbody from "@fastify/formbody";
+import rateLimit from "@fastify/rate-limit";
+import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
+import type { AppContext } from "../../app-context.js";
+import { AppError, isAppError } from "../../errors/app-error.js";
+import { problemSchema } from "../../http/schemas.js";
+import {
+  ingestAnswerSchema,
+  ingestBodySchema,
+  slackBodySchema,
+  slackTextAnswer,
+  tokenParams,
+} from "./inbound-schemas.js";
+import { ingestMessage, resolveIngestTarget } from "./ingest.js";
+import { createIngestRateLimiter } from "./ingest-rate-limit.js";
+import { hashIngestToken, INGEST_TOKEN_PATTERN } from "./ingest-token.js";
+import { slackPayloadToMessage } from "./slack-message.js";
+import { SlackPayloadError } from "./slack-payload-error.js";
+
+/** Largest ingest request body: room for a 16384-byte message with HTML or Slack attachments. */
+export const INGEST_BODY_LIMIT = 64 * 1024;
+
+const TOKEN_HASH = Symbol("parley.ingestTokenHash");
+type IngestRequest = FastifyRequest<{ Params: { token: string } }> & {
+  [TOKEN_HASH]: string | null;
+};
+
+/** SHA-256 of the path token, computed once per request (rate-limit key, then lookup). */
+function tokenHashOf(request: FastifyRequest): string {
+  const ingest = request as IngestRequest;
+  return (ingest[TOKEN_HASH] ??= hashIngestToken(String(ingest.params.token ?? "")));
+}
+
+/** Only a well-formed token can exist: anything else skips the database and gets the same 404. */
+function lookupHash(request: FastifyRequest): string | undefined {
+  return INGEST_TOKEN_PATTERN.test((request as IngestRequest).params.token)
+    ? tokenHashOf(request)
+    : undefined;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** Marks a form-encoded Slack body; its value is the JSON text of the `payload` field, if any. */
+const SLACK_FORM = Symbol("parley.slackForm");
+type SlackForm = { [SLACK_FORM]: string | undefined };
+
+/**
+ * `payload=<url-encoded json>` as Slack documents it. `curl -d '{"text":"hi"}'` sends raw JSON
+ * labelled as a form, and Slack takes it; so does this.
+ */
+function parseSlackForm(text: string): SlackForm {
+  if (text.trimStart().startsWith("{")) return { [SLACK_FORM]: text };
+  return { [SLACK_FORM]: new URLSearchParams(text).get("payload") ?? undefined };
+}
+
+function readSlackPayload(body: unknown): unknown {
+  if (!isObject(body) || !(SLACK_FORM in body)) return body;
+  const json = (body as SlackForm)[SLACK_FORM];
+  if (json === undefined)
+    throw new SlackPayloadError("invalid_payload", "the form has no payload field");
+  try {
+    return JSON.parse(json) as unknown;
+  } catch {
+    throw new SlackPayloadError("invalid_payload", "the payload field is not valid JSON");
+  }
+}
+
+/** How the Slack-compatible route answers a failure: Slack's status and bare code where it has one. */
+function slackAnswer(error: FastifyError | AppError | SlackPayloadError): {
+  status: number;
+  code: string;
+} {
+  if (error instanceof SlackPayloadError) return { status: error.status, code: error.code };
+  if (isAppError(error)) {
+    switch (error.code) {
+      case "not_found":
+        return { status: 404, code: "no_service" };
+      case "invalid_json":
+      case "validation_failed":
+        return { status: 400, code: "invalid_payload" };
+      case "content_required":
+        return { status: 400, code: "no_text" };
+      case "content_too_large":
+        return { status: 400, code: "msg_too_long" };
+      default:
+        return { status: error.status, code: error.code };
+    }
+  }
+  switch (error.code) {
+    case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
+      return { status: 415, code: "unsupported_media_type" };
+    case "FST_ERR_CTP_BODY_TOO_LARGE":
+      return { status: 400, code: "body_too_large" };
+  }
+  if (error.statusCode === 429) return { status: 429, code: "rate_limited" };
+  if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500)
+    return { status: 400, code: "invalid_payload" };
+  return { status: 500, code: "internal_error" };
+}
+
+function sendSlackText(reply: FastifyReply, status: number, text: string): FastifyReply {
+  return reply.code(status).type("text/plain; charset=utf-8").send(text);
+}
+
+const errorAnswers = {
+  400: problemSchema,
+  404: problemSchema,
+  415: problemSchema,
+  422: problemSchema,
+  429: problemSchema,
+} as const;
+
+const slackText = (description: string) => ({
+  description,
+  content: { "text/plain": { schema: slackTextAnswer } },
+});
+
+/**
+ * The public ingest routes: the token in the path is the only credential. Both forms count
+ * against one `webhook_ingest` bucket per token, counted in onRequest, before the body is read or
+ * the token looked up, so unknown tokens and bad bodies are limited too.
+ */
+export const ingestRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
+  const policy = ctx.config.rateLimitWebhookIngest;
+  const limiter = await createIngestRateLimiter({
+    redisUrl: ctx.config.redisUrl,
+    windowMs: policy.windowMs,
+    keyPrefix: ctx.config.redisKeyPrefix,
+    log: app.log,
+  });
+  app.addHook("onClose", async () => limiter.close());
+  app.decorateRequest(TOKEN_HASH, null);
+
+  // Registered in this plugin's scope only: it limits the two ingest routes and nothing else.
+  await app.register(rateLimit, {
+    global: true,
+    hook: "onRequest",
+    max: policy.max,
+    timeWindow: policy.windowMs,
+    store: limiter.Store,
+    // Draft-spec names: RateLimit-Limit / -Remaining / -Reset, plus Retry-After on a 429.
+    enableDraftSpec: true,
+    keyGenerator: tokenHashOf,
+    errorResponseBuilder: (_request, context) =>
+      new AppError(
+        "rate_limited",
+        `this webhook may post ${policy.text} (the webhook_ingest policy); retry in ${context.after}`,
+      ),
+  });
+
+  const tags = ["inbound-webhooks"];
+  // The body schemas document the contract; postMessage() validates, so that every path answers the
+  // same codes (content_required rather than a schema error) and unknown fields are ignored.
+  const documentOnly = () => () => true;
+
+  app.post<{ Params: { token: string }; Body: unknown }>(
+    "/api/public/webhooks/ingest/:token",
+    {
+      bodyLimit: INGEST_BODY_LIMIT,
+      validatorCompiler: documentOnly,
+      schema: {
+        tags,
+        summary: "Post a message into the webhook's room (the token is the only credential)",
+        description:
+          "content: 1..16384 UTF-8 bytes; contentFormat markdown (default) or html (sanitized before it is stored). Body at most 64 KiB. Unknown and disabled tokens get the same 404.",
+        params: tokenParams,
+        body: ingestBodySchema,
+        response: { 200: ingestAnswerSchema, ...errorAnswers },
+      },
+    },
+    async (request) => {
+      const target = await resolveIngestTarget(ctx, lookupHash(request));
+      const body = request.body;
+      if (body === undefined)
+        throw new AppError("content_required", 'send a JSON body such as {"content": "..."}');
+      if (!isObject(body)) {
+        throw new AppError(
+          "validation_failed",
+          'the body must be a JSON object such as {"content": "..."}',
+          {
+            field: "body",
+          },
+        );
+      }
+      return ingestMessage(ctx, target, {
+        content: body.content,
+        contentFormat: body.contentFormat,
+      });
+    },
+  );
+
+  await app.register(async (slack) => {
+    await slack.register(formbody, { parser: parseSlackForm, bodyLimit: INGEST_BODY_LIMIT });
+
+    // Slack tools look for status 200 and the body "ok"; failures answer as Slack does, in plain text.
+    slack.setErrorHandler(async (error: FastifyError, request, reply) => {
+      const { status, code } = slackAnswer(error);
+      if (status >= 500) request.log.error({ err: error }, "request failed");
+      return sendSlackText(reply, status, code);
+    });
+
+    slack.post<{ Params: { token: string }; Body: unknown }>(
+      "/api/public/webhooks/ingest/:token/slack",
+      {
+        bodyLimit: INGEST_BODY_LIMIT,
+        validatorCompiler: documentOnly,
+        schema: {
+          tags,
+          summary: "Post a Slack incoming-webhook payload (JSON, or form-encoded payload=...)",
+          description:
+            "Answers like Slack: 200 `ok`, or a status with a bare code in text/plain: 400 invalid_payload, no_text, too_many_attachments, body_too_large; 404 no_service (unknown or disabled token); 415 unsupported_media_type; 422 dlp_blocked; 429 rate_limited.",
+          params: tokenParams,
+          body: slackBodySchema,
+          response: {
+            200: slackText("ok"),
+            400: slackText("invalid_payload, no_text, too_many_attachments or body_too_large"),
+            404: slackText("no_service: unknown or disabled token"),
+            415: slackText("unsupported_media_type"),
+            422: slackText("dlp_blocked"),
+            429: slackText("rate_limited"),
+          },
+        },
+      },
+      async (request, reply) => {
+        const target = await resolveIngestTarget(ctx, lookupHash(request));
+        const message = slackPayloadToMessage(readSlackPayload(request.body));
+        await ingestMessage(ctx, target, {
+          content: message.content,
+          contentFormat: "markdown",
+          ...(target.allowOverrides
+            ? { displayName: message.username, avatarUrl: message.iconUrl }
+            : {}),
+        });
+        return sendSlackText(reply, 200, "ok");
+      },
+    );
+  });
+};

@@ -1,0 +1,89 @@
+import crypto from "node:crypto";
+import type { LightMyRequestResponse } from "fastify";
+import type { TestApp } from "../../helpers/build-app.js";
+
+/** A room created straight in the database (the room routes are not what these tests exercise). */
+export async function createRoom(
+  t: TestApp,
+  name = `room-${Math.random().toString(36).slice(2, 8)}`,
+): Promise<number> {
+  const now = Date.now();
+  const room = await t.ctx.db
+    .insertInto("rooms")
+    .values({ name, kind: "room", created_by: t.admin.id, deleted_at: null, created_at: now })
+    .returning("id")
+    .executeTakeFirstOrThrow();
+  return room.id;
+}
+
+export interface CreatedWebhook {
+  id: number;
+  roomId: number;
+  token: string;
+  url: string;
+  slackUrl: string;
+  tokenLast8: string;
+  displayName: string;
+  avatarUrl: string | null;
+}
+
+export async function createWebhook(
+  t: TestApp,
+  body: Record<string, unknown> = {},
+): Promise<CreatedWebhook> {
+  const roomId = (body.roomId as number | undefined) ?? (await createRoom(t));
+  const res = await t.app.inject({
+    method: "POST",
+    url: "/api/admin/inbound-webhooks",
+    headers: t.admin.headers,
+    payload: { roomId, displayName: "CI Bot", ...body },
+  });
+  if (res.statusCode !== 201) throw new Error(`create failed: ${res.statusCode} ${res.body}`);
+  return res.json();
+}
+
+export function ingestPath(token: string, slack = false): string {
+  return `/api/public/webhooks/ingest/${token}${slack ? "/slack" : ""}`;
+}
+
+export function ingest(
+  t: TestApp,
+  token: string,
+  payload: unknown,
+  headers: Record<string, string> = {},
+): Promise<LightMyRequestResponse> {
+  return t.app.inject({
+    method: "POST",
+    url: ingestPath(token),
+    headers: { "content-type": "application/json", ...headers },
+    payload: typeof payload === "string" ? payload : JSON.stringify(payload),
+  });
+}
+
+export function ingestSlack(
+  t: TestApp,
+  token: string,
+  payload: unknown,
+  headers: Record<string, string> = {},
+): Promise<LightMyRequestResponse> {
+  return t.app.inject({
+    method: "POST",
+    url: ingestPath(token, true),
+    headers: { "content-type": "application/json", ...headers },
+    payload: typeof payload === "string" ? payload : JSON.stringify(payload),
+  });
+}
+
+export async function messagesOf(t: TestApp, roomId: number) {
+  return t.ctx.db
+    .selectFrom("messages")
+    .selectAll()
+    .where("room_id", "=", roomId)
+    .orderBy("id", "asc")
+    .execute();
+}
+
+/** A token of the right shape that no webhook has. */
+export function unknownToken(): string {
+  return crypto.randomBytes(32).toString("base64url");
+}
