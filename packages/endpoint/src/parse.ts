@@ -1,11 +1,12 @@
 import type { EndpointDefaults, EndpointOptions, RequestOptions } from "./types.js";
-import { parseUrlTemplate } from "./url-template.js";
 import { amendAcceptHeader } from "./util/amend-accept-header.js";
 import { appendQuery } from "./util/append-query.js";
 import { formatQueryParameter } from "./util/format-query-parameter.js";
+import { isAbsoluteUrl } from "./util/is-absolute-url.js";
 import { joinBaseUrl } from "./util/join-base-url.js";
 import { normalizeHeaders } from "./util/normalize-headers.js";
 import { setOwn } from "./util/set-own.js";
+import { templatePlan } from "./util/template-plan.js";
 
 /** Option keys that are never url variables, query parameters or body keys. */
 const OPTION_KEYS: ReadonlySet<string> = new Set([
@@ -26,9 +27,12 @@ const BODY_METHODS: ReadonlySet<string> = new Set(["patch", "post", "put", "dele
  * `data`, when present, is the body as it is. Stateless; builds fresh `headers` and `body`.
  */
 export function parse(options: EndpointOptions): RequestOptions {
-  const method = options.method == null ? "get" : String(options.method).toLowerCase();
-  const template = parseUrlTemplate(options.url == null ? "/" : String(options.url));
-  const placeholders = template.variableNames;
+  const method =
+    typeof options.method === "string"
+      ? lowercase(options.method)
+      : String(options.method ?? "get").toLowerCase();
+  const url = typeof options.url === "string" ? options.url : String(options.url ?? "/");
+  const { template, consumed, namesOptionKey, absolute } = templatePlan(url, OPTION_KEYS);
 
   const headers = normalizeHeaders(options.headers);
   const mediaType = options.mediaType as Partial<EndpointDefaults["mediaType"]> | undefined;
@@ -40,17 +44,18 @@ export function parse(options: EndpointOptions): RequestOptions {
     }
   }
 
-  let url = joinBaseUrl(options.baseUrl, template.expand(variablesOf(options, placeholders)));
+  const path = template.expand(namesOptionKey ? withoutOptionKeys(options) : options);
+  let target = (absolute ?? isAbsoluteUrl(path)) ? path : joinBaseUrl(options.baseUrl, path);
 
   let body: unknown;
   let query = "";
   const hasBody = BODY_METHODS.has(method);
-  if (hasBody && Object.hasOwn(options, "data") && !placeholders.has("data")) {
+  if (hasBody && Object.hasOwn(options, "data") && !consumed.has("data")) {
     body = options.data;
   } else {
     let fields: Record<string, unknown> | undefined;
     for (const key of Object.keys(options)) {
-      if (OPTION_KEYS.has(key) || placeholders.has(key)) continue;
+      if (consumed.has(key)) continue;
       const value = options[key];
       if (value === undefined) continue;
       if (hasBody) {
@@ -62,7 +67,9 @@ export function parse(options: EndpointOptions): RequestOptions {
     }
     body = fields;
   }
-  if (query !== "") url = appendQuery(url, query);
+  if (query !== "") {
+    target = template.mayContainQueryOrFragment ? appendQuery(target, query) : `${target}?${query}`;
+  }
 
   // An explicit null content-type means "send none", so only a missing one gets the JSON default.
   if (body !== undefined && headers["content-type"] === undefined) {
@@ -71,22 +78,38 @@ export function parse(options: EndpointOptions): RequestOptions {
     }
   }
 
-  const result: RequestOptions = { method, url, headers };
-  if (body !== undefined) result.body = body;
-  if (options.request !== undefined) result.request = options.request;
-  return result;
+  // One literal per shape: cheaper than adding keys to a built object.
+  const { request } = options;
+  if (body === undefined) {
+    return request === undefined
+      ? { method, url: target, headers }
+      : { method, url: target, headers, request };
+  }
+  return request === undefined
+    ? { method, url: target, headers, body }
+    : { method, url: target, headers, body, request };
 }
 
-/** The options themselves, unless the url names an option key such as `{url}` (rare). */
-function variablesOf(options: EndpointOptions, placeholders: ReadonlySet<string>): object {
-  for (const name of placeholders) {
-    if (OPTION_KEYS.has(name)) {
-      const variables: Record<string, unknown> = {};
-      for (const key of Object.keys(options)) {
-        if (!OPTION_KEYS.has(key)) setOwn(variables, key, options[key]);
-      }
-      return variables;
-    }
+const LOWERCASE_METHODS: ReadonlySet<string> = new Set([
+  "get",
+  "head",
+  "post",
+  "put",
+  "patch",
+  "delete",
+  "options",
+]);
+
+/** Merged methods are lowercase already; recognizing them is cheaper than lowercasing again. */
+function lowercase(method: string): string {
+  return LOWERCASE_METHODS.has(method) ? method : method.toLowerCase();
+}
+
+/** The options without option keys, for a url that names one (`{url}`): they are not variables. */
+function withoutOptionKeys(options: EndpointOptions): object {
+  const variables: Record<string, unknown> = {};
+  for (const key of Object.keys(options)) {
+    if (!OPTION_KEYS.has(key)) setOwn(variables, key, options[key]);
   }
-  return options;
+  return variables;
 }

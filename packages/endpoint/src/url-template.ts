@@ -8,6 +8,10 @@ import { takeCodePoints } from "./util/take-code-points.js";
 export interface UrlTemplate {
   /** Names of the variables the template's valid expressions use (`:name` included). */
   readonly variableNames: ReadonlySet<string>;
+  /** The literal text before the first expression, as it appears in every expansion. */
+  readonly literalPrefix: string;
+  /** False when no expansion can contain `?` or `#` (no such literal, no `{?}`, `{&}`, `{#}`, `{+}`). */
+  readonly mayContainQueryOrFragment: boolean;
   /** RFC 6570 expansion; variables are read from own properties only. Never throws. */
   expand(variables: object): string;
 }
@@ -52,6 +56,8 @@ interface Expression {
   readonly variables: readonly VariableSpec[];
   /** The expression as written, copied to the result when expansion finds it erroneous. */
   readonly raw: string;
+  /** The variable's name when the expression is a plain `{name}` or `:name`, the usual case. */
+  readonly simple: string | undefined;
 }
 
 // varname = varchar *( ["."] varchar ); varchar = ALPHA / DIGIT / "_" / pct-encoded
@@ -76,7 +82,17 @@ function parseExpression(body: string): Expression | undefined {
       explode: match[3] !== undefined,
     });
   }
-  return { operator, variables, raw: `{${body}}` };
+  return { operator, variables, raw: `{${body}}`, simple: simpleName(operator, variables) };
+}
+
+function simpleName(operator: Operator, variables: VariableSpec[]): string | undefined {
+  const [only] = variables;
+  return operator === OPERATORS[""] &&
+    variables.length === 1 &&
+    only!.prefix === 0 &&
+    !only!.explode
+    ? only!.name
+    : undefined;
 }
 
 function compile(template: string): UrlTemplate {
@@ -128,6 +144,7 @@ function compile(template: string): UrlTemplate {
           operator: OPERATORS[""]!,
           variables: [{ name, prefix: 0, explode: false }],
           raw: `:${name}`,
+          simple: name,
         });
         start = end;
         i = end - 1;
@@ -139,16 +156,46 @@ function compile(template: string): UrlTemplate {
   return new CompiledUrlTemplate(parts, variableNames);
 }
 
+function literalPrefix(parts: readonly (string | Expression)[]): string {
+  return typeof parts[0] === "string" ? parts[0] : "";
+}
+
+function mayContainQueryOrFragment(parts: readonly (string | Expression)[]): boolean {
+  return parts.some((part) =>
+    typeof part === "string"
+      ? part.includes("?") || part.includes("#")
+      : part.operator.encode === encodeReserved || part.operator.named,
+  );
+}
+
 class CompiledUrlTemplate implements UrlTemplate {
+  readonly literalPrefix: string;
+  readonly mayContainQueryOrFragment: boolean;
+
   constructor(
     private readonly parts: readonly (string | Expression)[],
     readonly variableNames: ReadonlySet<string>,
-  ) {}
+  ) {
+    this.literalPrefix = literalPrefix(parts);
+    this.mayContainQueryOrFragment = mayContainQueryOrFragment(parts);
+  }
 
   expand(variables: object): string {
     let url = "";
     for (const part of this.parts) {
-      url += typeof part === "string" ? part : (expandExpression(part, variables) ?? part.raw);
+      if (typeof part === "string") {
+        url += part;
+        continue;
+      }
+      // Fast path for `{name}` with a string or number, which is what most urls hold.
+      if (part.simple !== undefined && Object.hasOwn(variables, part.simple)) {
+        const value = (variables as Record<string, unknown>)[part.simple];
+        if (typeof value === "string" || typeof value === "number") {
+          url += encodeUnreserved(typeof value === "string" ? value : String(value));
+          continue;
+        }
+      }
+      url += expandExpression(part, variables) ?? part.raw;
     }
     return url;
   }

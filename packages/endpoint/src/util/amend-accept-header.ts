@@ -10,7 +10,9 @@ const PREVIEW_NAMES = /(?<![\w-])[\w-]+(?=-preview)/g;
 // A binary upload or download must keep its media type whatever the defaults say.
 const BINARY = /application\/octet-stream/i;
 
-const cache = new BoundedCache<string>(500);
+// accept header -> (format + previews) -> amended header; the inner key is the format itself in the
+// usual case without previews, so no key string is built per call.
+const cache = new BoundedCache<BoundedCache<string>>(100);
 
 function amend(accept: string, format: string, previews: readonly string[]): string {
   if (BINARY.test(accept)) return accept;
@@ -44,6 +46,7 @@ export function amendAcceptHeader(
   format: string,
   previews: readonly string[],
 ): string {
-  const key = `${accept}\n${format}\n${previews.join(",")}`;
-  return cache.get(key) ?? cache.set(key, amend(accept, format, previews));
+  const amended = cache.get(accept) ?? cache.set(accept, new BoundedCache<string>(100));
+  const key = previews.length === 0 ? format : `${format}\n${previews.join(",")}`;
+  return amended.get(key) ?? amended.set(key, amend(accept, format, previews));
 }

@@ -3,6 +3,8 @@
  * as strings, `undefined` and `null` left out.
  */
 export function normalizeHeaders(headers: unknown): Record<string, string> {
+  // Built key by key on purpose: V8 adds properties (content-type, later) slowly to an object
+  // made by spreading a non-frozen one.
   const normalized: Record<string, string> = {};
   if (typeof headers !== "object" || headers === null) return normalized;
   for (const name of Object.keys(headers)) {
