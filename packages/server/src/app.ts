@@ -1,5 +1,6 @@
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
+import { AjvCompiler } from "@fastify/ajv-compiler";
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
 import type { AppContext } from "./app-context.js";
 import { AppError } from "./errors/app-error.js";
@@ -20,6 +21,24 @@ export interface BuildAppOptions {
   logger?: FastifyServerOptions["logger"];
 }
 
+const ajvFactory = AjvCompiler();
+
+/**
+ * Request validation. Unknown fields must fail (additionalProperties: false), never be silently
+ * dropped. Query strings and path parameters arrive as text, so they are coerced to the schema's
+ * types; JSON bodies are not: `{"content": 42}` or `{"enabled": "true"}` is a type error, not a
+ * guess.
+ */
+function buildRequestValidator(externalSchemas: unknown, serverOptions: unknown) {
+  const base = { removeAdditional: false, useDefaults: true, allErrors: false } as const;
+  const options = (serverOptions ?? {}) as { customOptions?: object; plugins?: unknown[] };
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  const build = ajvFactory as (schemas: any, options: any) => (route: { httpPart?: string }) => unknown;
+  const forBody = build(externalSchemas, { ...options, customOptions: { ...options.customOptions, ...base, coerceTypes: false } });
+  const forText = build(externalSchemas, { ...options, customOptions: { ...options.customOptions, ...base, coerceTypes: "array" } });
+  return (route: { httpPart?: string }) => (route.httpPart === "body" ? forBody(route) : forText(route));
+}
+
 /** Ingest URLs carry their credential in the path: logs show `/ingest/[token]` instead. */
 export function redactUrl(url: string): string {
   return url.replace(/(\/webhooks\/ingest\/)[^/?#]+/, "$1[token]");
@@ -38,10 +57,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
         req: (req: { method: string; url: string; ip?: string }) => ({ method: req.method, url: redactUrl(req.url), remoteAddress: req.ip }),
       },
     },
-    ajv: {
-      // Unknown fields must fail (additionalProperties: false), never be silently dropped.
-      customOptions: { removeAdditional: false, coerceTypes: "array", useDefaults: true, allErrors: false },
-    },
+    schemaController: { compilersFactory: { buildValidator: buildRequestValidator as never } },
     return503OnClosing: true,
     forceCloseConnections: "idle",
   });

@@ -59,6 +59,17 @@ describe.each(DIALECTS)("users on $name", (dialect) => {
     expect(res.json().detail).toContain("body.role");
   });
 
+  it("does not coerce JSON body types: a number where a string belongs is a 400", async () => {
+    const res = await t.app.inject({
+      method: "POST",
+      url: "/api/admin/users",
+      headers: t.admin.headers,
+      payload: { username: "frank", displayName: 123, role: "user" },
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ code: "validation_failed", field: "body.displayName" });
+  });
+
   it("answers 415 for a non-JSON body and 400 invalid_json for malformed JSON", async () => {
     const text = await t.app.inject({
       method: "POST",
