@@ -1,6 +1,7 @@
 import { MAX_CONTENT_BYTES } from "../../chat/post-message.js";
 import { SlackPayloadError } from "./slack-payload-error.js";
 import {
+  encodeLinkTarget,
   escapeMarkdown,
   markdownLink,
   slackMrkdwnToMarkdown,
@@ -150,7 +151,7 @@ function renderBlock(block: Json): string | undefined {
       if (!url) return undefined;
       const title = isObject(block.title) ? str(block.title.text) : undefined;
       const alt = (str(block.alt_text) ?? title ?? "image").replace(/[[\]\\]/g, "\\$&");
-      return `![${alt}](${url.replace(/[\s()]/g, (c) => encodeURIComponent(c))})`;
+      return `![${alt}](${encodeLinkTarget(url)})`;
     }
     case "rich_text":
       return objects(block.elements).map(richTextElement).join("\n") || undefined;
@@ -249,7 +250,7 @@ function renderAttachment(attachment: Json): string | undefined {
   const blocks = renderBlocks(attachment.blocks);
   if (blocks) lines.push(lead(blocks));
   const image = httpUrl(attachment.image_url);
-  if (image) lines.push(`![](${image.replace(/[\s()]/g, (c) => encodeURIComponent(c))})`);
+  if (image) lines.push(`![](${encodeLinkTarget(image)})`);
   const footer = str(attachment.footer);
   if (footer) lines.push(`_${slackMrkdwnToMarkdown(footer)}_`);
   // Only an attachment with nothing else to show falls back to its plain-text summary.

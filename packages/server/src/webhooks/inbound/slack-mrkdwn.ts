@@ -10,16 +10,21 @@ export function decodeSlackEntities(text: string): string {
   return text.replace(/&(?:lt|gt|amp);/g, (entity) => ENTITIES[entity]!);
 }
 
-/** Backslash-escapes markdown punctuation so plain text shows as typed. */
+/** Backslash-escapes markdown syntax so plain text shows as typed. */
 export function escapeMarkdown(text: string): string {
-  return text.replace(/[\\`*_~[\]#<>|]/g, "\\$&");
+  return text.replace(/[\\`*_~[\]<|]/g, "\\$&").replace(/^(\s{0,3})([#>])/gm, "$1\\$2");
+}
+
+/** Spaces and parentheses would end a markdown link target early: percent-encode them. */
+export function encodeLinkTarget(url: string): string {
+  return url.replace(/[\s()]/g, (c) =>
+    c === "(" ? "%28" : c === ")" ? "%29" : encodeURIComponent(c),
+  );
 }
 
 /** A markdown link whose URL cannot end early at a space or parenthesis. */
 export function markdownLink(label: string, url: string): string {
-  const safeUrl = url.replace(/[\s()]/g, (c) => encodeURIComponent(c));
-  const safeLabel = label.replace(/[[\]\\]/g, "\\$&");
-  return `[${safeLabel}](${safeUrl})`;
+  return `[${label.replace(/[[\]\\]/g, "\\$&")}](${encodeLinkTarget(url)})`;
 }
 
 const URL_LIKE = /^(?:https?|mailto|ftp):/i;
