@@ -22,10 +22,12 @@ describe("typed routes", () => {
     if (!typed) return;
     expectTypeOf(
       request("POST /api/admin/webhooks", {
-        name: "ops",
-        url: "https://hooks.example.com/parley",
-        secret: "s".repeat(32),
-        events: ["MESSAGE_CREATED"],
+        data: {
+          name: "ops",
+          url: "https://hooks.example.com/parley",
+          secret: "s".repeat(32),
+          events: ["MESSAGE_CREATED"],
+        },
       }),
     ).toEqualTypeOf<Promise<ParleyResponse<Webhook>>>();
     expectTypeOf(request("GET /api/admin/webhooks")).toEqualTypeOf<
@@ -56,24 +58,30 @@ describe("typed routes", () => {
   it("checks the parameters of a known route", () => {
     if (!typed) return;
     // @ts-expect-error url, secret and events are required
-    void request("POST /api/admin/webhooks", { name: "ops" });
-    // @ts-expect-error an unknown event name
+    void request("POST /api/admin/webhooks", { data: { name: "ops" } });
     void request("POST /api/admin/webhooks", {
+      // @ts-expect-error a webhook's url would be taken as the request's url: it goes in data
       name: "o",
       url: "u",
       secret: "s",
-      events: ["NOPE"],
+      events: ["MESSAGE_CREATED"],
+    });
+    void request("POST /api/admin/webhooks", {
+      // @ts-expect-error an unknown event name
+      data: { name: "o", url: "u", secret: "s", events: ["NOPE"] },
     });
     // @ts-expect-error a typo is an excess property, not a silent extra body key
-    void request("PATCH /api/admin/webhooks/{id}", { id: 1, enabeld: false });
+    void request("POST /api/admin/users", { username: "a", role: "user", rol: "admin" });
+    // @ts-expect-error a typo inside data too
+    void request("PATCH /api/admin/webhooks/{id}", { id: 1, data: { enabeld: false } });
     // @ts-expect-error ids are numbers
     void request("GET /api/admin/webhooks/{id}", { id: "1" });
     // @ts-expect-error the route has a required placeholder, so params are required
     void request("GET /api/admin/webhooks/{id}");
-    // @ts-expect-error contentFormat is markdown or html
     void request("POST /api/rooms/{roomId}/messages", {
       roomId: 1,
       content: "x",
+      // @ts-expect-error contentFormat is markdown or html
       contentFormat: "md",
     });
     // Common options go with any route.

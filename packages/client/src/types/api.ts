@@ -2,7 +2,7 @@
  * The JSON shapes of Parley's HTTP API (DESIGN section 6). Ids are integers; timestamps are
  * ISO-8601 UTC strings with milliseconds.
  */
-import type { EventName, WebhookEvent } from "./events.js";
+import type { DeliverableEvent, EventName, WebhookEvent } from "./events.js";
 
 /** RFC 9457 problem details: every error Parley answers has this body. */
 export interface ProblemDetails {
@@ -55,17 +55,16 @@ export interface IssuedToken {
 
 // Rooms, direct messages, messages, files, moderation
 
+/** A room, or a direct-message conversation (`kind: "dm"`, no name until it is promoted). */
 export interface Room {
   id: number;
-  name: string;
+  /** null for a direct message that was not promoted. */
+  name: string | null;
+  kind: "room" | "dm";
+  /** The creator's username; for a promoted direct message, whoever promoted it. */
   createdBy: string;
   createdAt: string;
-  [field: string]: unknown;
-}
-
-export interface DirectMessage {
-  id: number;
-  [field: string]: unknown;
+  memberCount: number;
 }
 
 export type ContentFormat = "markdown" | "html";
@@ -80,7 +79,8 @@ export interface PostMessageParams {
 export interface MessageSender {
   type: "user" | "integration";
   /** The user's id, or the inbound webhook's id for an integration message. */
-  id: number | null;
+  id: number;
+  /** null for an integration. */
   username: string | null;
   displayName: string;
   avatarUrl: string | null;
@@ -112,9 +112,15 @@ export interface UploadedFile {
   fileName: string;
   fileSize: number;
   fileType: string;
-  [field: string]: unknown;
+  sha256: string;
+  /** The uploader's username. */
+  uploadedBy: string;
+  createdAt: string;
 }
 
+export type FlagReviewStatus = "pending" | "approved" | "rejected";
+
+/** A message AI moderation flagged or quarantined; `id` is `flaggedMessageId` in events. */
 export interface ModerationFlag {
   id: number;
   messageId: number;
@@ -123,7 +129,11 @@ export interface ModerationFlag {
   score: number;
   band: "low" | "medium" | "high";
   status: "FLAGGED" | "QUARANTINED";
-  [field: string]: unknown;
+  reviewStatus: FlagReviewStatus;
+  createdAt: string;
+  reviewedAt: string | null;
+  /** The reviewing admin's username. */
+  reviewedBy: string | null;
 }
 
 // Outbound webhooks
@@ -158,7 +168,7 @@ export type DeliveryStatus = "PENDING" | "SUCCESS" | "FAILED" | "EXHAUSTED";
 export interface DeliverySummary {
   id: number;
   webhookId: number;
-  event: string;
+  event: DeliverableEvent;
   status: DeliveryStatus;
   attempts: number;
   createdAt: string;
@@ -186,7 +196,7 @@ export interface DeliveryDetail extends DeliverySummary {
 
 export interface ListDeliveriesParams extends ListParams {
   status?: DeliveryStatus;
-  event?: string;
+  event?: DeliverableEvent;
 }
 
 export interface QueuedDelivery {
@@ -202,33 +212,53 @@ export interface InboundWebhook {
   displayName: string;
   avatarUrl: string | null;
   enabled: boolean;
+  /** Slack-format posts may set their own `username` and `icon_url` for one message. */
+  allowOverrides: boolean;
   /** The last 8 characters of the token: enough to recognise it, never to use it. */
   tokenLast8: string;
   createdAt: string;
+  updatedAt: string;
 }
 
-/** Answered on create and on rotate-token only: the one time the token and full URL are shown. */
+/** Answered on create and on rotate-token only: the one time the token and URLs are shown. */
 export interface InboundWebhookWithToken extends InboundWebhook {
   token: string;
-  /** The ingest URL to post to: `<base>/api/public/webhooks/ingest/<token>`. */
+  /** The ingest URL for Parley's JSON `{content, contentFormat}`. */
   url: string;
+  /** The ingest URL for Slack incoming-webhook payloads (`{text, attachments, ...}`). */
+  slackUrl: string;
 }
 
 export interface CreateInboundWebhookParams {
   roomId: number;
   displayName: string;
-  avatarUrl?: string;
+  avatarUrl?: string | null;
+  enabled?: boolean;
+  allowOverrides?: boolean;
 }
 
 export interface UpdateInboundWebhookParams {
   displayName?: string;
   avatarUrl?: string | null;
   enabled?: boolean;
+  allowOverrides?: boolean;
 }
 
 export interface IngestParams {
   content: string;
   contentFormat?: ContentFormat;
+}
+
+/** A Slack incoming-webhook payload, as Slack tools send it. */
+export interface SlackIngestParams {
+  text?: string;
+  mrkdwn?: boolean;
+  username?: string;
+  icon_url?: string;
+  icon_emoji?: string;
+  channel?: string;
+  attachments?: Record<string, unknown>[];
+  blocks?: Record<string, unknown>[];
 }
 
 export interface IngestResult {

@@ -1,7 +1,8 @@
 /**
  * The route map of Parley's API: for each `"<METHOD> <path>"` the parameters a call takes (url
  * placeholders, query parameters, JSON body keys, all in one object as `endpoint` routes them)
- * and the `data` of a successful answer. `request()` checks calls to these routes at compile
+ * and the `data` of a successful answer. A body that has a key named like an `endpoint` option
+ * (`url`, `method`, `headers`, ...) is passed whole as `data` instead. `request()` checks calls to these routes at compile
  * time; any other route string still works, with loose types.
  */
 import type {
@@ -10,7 +11,6 @@ import type {
   CreateWebhookParams,
   DeliveryDetail,
   DeliverySummary,
-  DirectMessage,
   InboundWebhook,
   InboundWebhookWithToken,
   IngestParams,
@@ -19,11 +19,13 @@ import type {
   ListDeliveriesParams,
   ListParams,
   Message,
+  FlagReviewStatus,
   ModerationFlag,
   Page,
   PostMessageParams,
   QueuedDelivery,
   Room,
+  SlackIngestParams,
   UpdateInboundWebhookParams,
   UpdateWebhookParams,
   UploadedFile,
@@ -50,11 +52,14 @@ export interface Routes {
 
   // Rooms and direct messages
   "POST /api/rooms": { params: { name: string }; response: Room };
-  "POST /api/rooms/{roomId}/join": { params: RoomId; response: unknown };
-  "POST /api/rooms/{roomId}/leave": { params: RoomId; response: unknown };
+  "GET /api/rooms": { params: ListParams; response: Page<Room> };
+  "GET /api/rooms/{roomId}": { params: RoomId; response: Room };
+  "POST /api/rooms/{roomId}/join": { params: RoomId; response: Room };
+  "POST /api/rooms/{roomId}/leave": { params: RoomId; response: undefined };
   "DELETE /api/rooms/{roomId}": { params: RoomId; response: undefined };
   "DELETE /api/admin/rooms/{roomId}": { params: RoomId; response: undefined };
-  "POST /api/dms": { params: { userId: number }; response: DirectMessage };
+  /** 201 with a new conversation, or 200 with the one already open with that user. */
+  "POST /api/dms": { params: { userId: number }; response: Room };
   "POST /api/dms/{dmId}/promote": { params: { dmId: number; name: string }; response: Room };
 
   // Messages and files
@@ -69,17 +74,25 @@ export interface Routes {
 
   // Moderation (admin)
   "GET /api/admin/moderation/flags": {
-    params: ListParams & { status?: string };
+    params: ListParams & { status?: FlagReviewStatus };
     response: Page<ModerationFlag>;
   };
   "POST /api/admin/moderation/flags/{id}/approve": { params: Id; response: ModerationFlag };
   "POST /api/admin/moderation/flags/{id}/reject": { params: Id; response: ModerationFlag };
 
   // Outbound webhooks (admin; Enterprise)
-  "POST /api/admin/webhooks": { params: CreateWebhookParams; response: Webhook };
+  /**
+   * The endpoint's `url` field has the name of `endpoint`'s own `url` option, so this body goes in
+   * `data`: `request("POST /api/admin/webhooks", { data: { name, url, secret, events } })`.
+   */
+  "POST /api/admin/webhooks": { params: { data: CreateWebhookParams }; response: Webhook };
   "GET /api/admin/webhooks": { params: ListParams; response: Page<Webhook> };
   "GET /api/admin/webhooks/{id}": { params: Id; response: Webhook };
-  "PATCH /api/admin/webhooks/{id}": { params: Id & UpdateWebhookParams; response: Webhook };
+  /** The body goes in `data`, as for create: `{ id, data: { url, enabled } }`. */
+  "PATCH /api/admin/webhooks/{id}": {
+    params: Id & { data: UpdateWebhookParams };
+    response: Webhook;
+  };
   "DELETE /api/admin/webhooks/{id}": { params: Id; response: undefined };
   "POST /api/admin/webhooks/{id}/test": { params: Id; response: QueuedDelivery };
   "GET /api/admin/webhooks/{id}/deliveries": {
@@ -100,7 +113,10 @@ export interface Routes {
     params: CreateInboundWebhookParams;
     response: InboundWebhookWithToken;
   };
-  "GET /api/admin/inbound-webhooks": { params: ListParams; response: Page<InboundWebhook> };
+  "GET /api/admin/inbound-webhooks": {
+    params: ListParams & { roomId?: number };
+    response: Page<InboundWebhook>;
+  };
   "GET /api/admin/inbound-webhooks/{id}": { params: Id; response: InboundWebhook };
   "PATCH /api/admin/inbound-webhooks/{id}": {
     params: Id & UpdateInboundWebhookParams;
@@ -115,6 +131,11 @@ export interface Routes {
   "POST /api/public/webhooks/ingest/{token}": {
     params: { token: string } & IngestParams;
     response: IngestResult;
+  };
+  /** Slack-compatible ingest: answers 200 with the text `ok`, failures with a bare text code. */
+  "POST /api/public/webhooks/ingest/{token}/slack": {
+    params: { token: string } & SlackIngestParams;
+    response: string;
   };
 
   // Operations
