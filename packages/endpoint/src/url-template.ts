@@ -12,8 +12,11 @@ export interface UrlTemplate {
   readonly literalPrefix: string;
   /** False when no expansion can contain `?` or `#` (no such literal, no `{?}`, `{&}`, `{#}`, `{+}`). */
   readonly mayContainQueryOrFragment: boolean;
-  /** RFC 6570 expansion; variables are read from own properties only. Never throws. */
-  expand(variables: object): string;
+  /**
+   * RFC 6570 expansion. A variable is read from an own property of `variables`, or, when that is
+   * missing or undefined, of `fallback` (so layered options need no merged copy). Never throws.
+   */
+  expand(variables: object, fallback?: object): string;
 }
 
 /** RFC 6570 section 3.2.1's table, one row per operator. */
@@ -180,7 +183,7 @@ class CompiledUrlTemplate implements UrlTemplate {
     this.mayContainQueryOrFragment = mayContainQueryOrFragment(parts);
   }
 
-  expand(variables: object): string {
+  expand(variables: object, fallback?: object): string {
     let url = "";
     for (const part of this.parts) {
       if (typeof part === "string") {
@@ -188,28 +191,40 @@ class CompiledUrlTemplate implements UrlTemplate {
         continue;
       }
       // Fast path for `{name}` with a string or number, which is what most urls hold.
-      if (part.simple !== undefined && Object.hasOwn(variables, part.simple)) {
-        const value = (variables as Record<string, unknown>)[part.simple];
+      if (part.simple !== undefined) {
+        const value = lookup(variables, fallback, part.simple);
         if (typeof value === "string" || typeof value === "number") {
           url += encodeUnreserved(typeof value === "string" ? value : String(value));
           continue;
         }
       }
-      url += expandExpression(part, variables) ?? part.raw;
+      url += expandExpression(part, variables, fallback) ?? part.raw;
     }
     return url;
   }
 }
 
+function lookup(variables: object, fallback: object | undefined, name: string): unknown {
+  if (Object.hasOwn(variables, name)) {
+    const value = (variables as Record<string, unknown>)[name];
+    if (value !== undefined) return value;
+  }
+  return fallback !== undefined && Object.hasOwn(fallback, name)
+    ? (fallback as Record<string, unknown>)[name]
+    : undefined;
+}
+
 /** RFC 6570 Appendix A for one expression; undefined when the values make it erroneous. */
-function expandExpression(expression: Expression, variables: object): string | undefined {
+function expandExpression(
+  expression: Expression,
+  variables: object,
+  fallback: object | undefined,
+): string | undefined {
   const { operator } = expression;
   let out = "";
   let defined = false;
   for (const spec of expression.variables) {
-    const value: unknown = Object.hasOwn(variables, spec.name)
-      ? (variables as Record<string, unknown>)[spec.name]
-      : undefined;
+    const value = lookup(variables, fallback, spec.name);
     if (value === undefined || value === null) continue;
 
     if (typeof value !== "object" || (!Array.isArray(value) && !isPlainObject(value))) {

@@ -1,7 +1,9 @@
+import { buildRequest } from "./build-request.js";
 import { merge } from "./merge.js";
 import { parse } from "./parse.js";
 import type { EndpointDefaults, EndpointInterface, EndpointOptions } from "./types.js";
 import { frozenCopy } from "./util/frozen-copy.js";
+import { parseRoute } from "./util/parse-route.js";
 
 /**
  * An endpoint function bound to `newDefaults` layered over `oldDefaults`. `.defaults()` on it
@@ -12,8 +14,11 @@ export function withDefaults<D extends object = object>(
   newDefaults: EndpointOptions,
 ): EndpointInterface<D> {
   const DEFAULTS = frozenCopy(merge(oldDefaults, newDefaults));
+  // Equal to parse(merge(DEFAULTS, route, options)) without building the merged copy.
   const endpoint = (route?: string | EndpointOptions, options?: EndpointOptions) =>
-    parse(merge(DEFAULTS, route, options));
+    typeof route === "string"
+      ? buildRequest(DEFAULTS, parseRoute(route), options)
+      : buildRequest(DEFAULTS, undefined, route);
   return Object.assign(endpoint, {
     DEFAULTS,
     defaults: (options: EndpointOptions) => withDefaults(DEFAULTS, options),

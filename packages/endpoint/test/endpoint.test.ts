@@ -407,3 +407,36 @@ describe("undefined and null", () => {
     expect(bound("GET /rooms", { topic: null }).url).toBe("http://localhost:8080/rooms");
   });
 });
+
+describe("inputs that are not what the types say", () => {
+  it("ignores an explicit undefined data, building the body from the other parameters", () => {
+    expect(endpoint("POST /x", { data: undefined, a: 1 }).body).toEqual({ a: 1 });
+    expect(endpoint.parse({ method: "post", url: "/x", data: undefined, a: 1 }).body).toEqual({
+      a: 1,
+    });
+  });
+
+  it("ignores a non-string format", () => {
+    const options = { mediaType: { format: 3 as unknown as string } };
+    expect(endpoint("GET /", options).headers.accept).toBe(ACCEPT);
+  });
+
+  it("ignores preview names that are not strings", () => {
+    const previews = ["mercy", 7, null] as unknown as string[];
+    expect(endpoint("GET /", { mediaType: { previews } }).headers.accept).toBe(
+      "application/vnd.parley.mercy-preview+json",
+    );
+  });
+
+  it("reads only own properties of the options", () => {
+    const options = Object.create({ url: "/inherited", secret: "x" }) as Record<string, unknown>;
+    options.id = 1;
+    expect(endpoint("GET /items", options).url).toBe("http://localhost:8080/items?id=1");
+  });
+
+  it("treats a missing method, url or options as GET /", () => {
+    const untyped = endpoint as unknown as (...args: unknown[]) => unknown;
+    expect(untyped()).toEqual(endpoint("GET /"));
+    expect(untyped(null)).toEqual(endpoint("GET /"));
+  });
+});

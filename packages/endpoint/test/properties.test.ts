@@ -43,26 +43,32 @@ const template = fc.oneof(
   fc.string({ maxLength: 20 }),
 );
 
+// Keys that collide with defaults' keys and with `data`, so layering is exercised.
+const paramName = fc.oneof(name, fc.constantFrom("org", "per_page", "data", "id", "q"));
+const headers = fc.dictionary(
+  fc.oneof(headerName, fc.constantFrom("Accept", "accept", "Content-Type", "AUTHORIZATION")),
+  fc.oneof(fc.string(), fc.integer(), fc.constant(null), fc.constant(undefined)),
+  { maxKeys: 4 },
+);
+
 const options: fc.Arbitrary<EndpointOptions> = fc
   .record(
     {
-      method,
-      url: template,
-      baseUrl: fc.constantFrom("http://localhost:8080", "https://api.example.com/v1/"),
-      headers: fc.dictionary(
-        headerName,
-        fc.oneof(fc.string(), fc.integer(), fc.constant(undefined)),
-      ),
+      method: fc.oneof(method, fc.constant(undefined)),
+      url: fc.oneof(template, fc.constant(undefined)),
+      baseUrl: fc.constantFrom("http://localhost:8080", "https://api.example.com/v1/", undefined),
+      headers,
       mediaType: fc.record(
         {
-          format: fc.constantFrom("raw", "text+json", ""),
-          previews: fc.array(fc.constantFrom("mercy", "a-preview")),
+          format: fc.constantFrom("raw", "text+json", "", undefined),
+          previews: fc.array(fc.constantFrom("mercy", "a-preview", "mercy-preview")),
         },
         { requiredKeys: [] },
       ),
-      params: fc.dictionary(name, value, { maxKeys: 5 }),
+      request: fc.oneof(fc.constant(undefined), fc.record({ timeout: fc.integer() })),
+      params: fc.dictionary(paramName, value, { maxKeys: 5 }),
     },
-    { requiredKeys: ["url"] },
+    { requiredKeys: ["params"] },
   )
   .map(({ params, ...rest }) => ({ ...params, ...rest }));
 
@@ -71,14 +77,24 @@ const route = fc.tuple(method, template).map(([m, u]) => `${m} ${u}`);
 describe("properties", () => {
   const bound = endpoint.defaults({
     org: "parley",
-    headers: { Authorization: "t" },
+    per_page: [1, 2],
+    headers: { Authorization: "t", "X-Null": null },
     mediaType: { previews: ["p"] },
+  });
+  const posting = bound.defaults({
+    method: "POST",
+    url: "/orgs/{org}/items{?q}",
+    baseUrl: "https://api.example.com/",
+    data: { default: true },
+    request: { retries: 2 },
+    headers: { accept: "application/vnd.github.v3+json" },
+    mediaType: { format: "raw" },
   });
 
   it("endpoint(x) deep-equals parse(merge(x))", () => {
     fc.assert(
       fc.property(fc.option(route, { nil: undefined }), options, (r, o) => {
-        for (const e of [endpoint, bound]) {
+        for (const e of [endpoint, bound, posting]) {
           const direct = r === undefined ? e(o) : e(r, o);
           const layered = e.parse(r === undefined ? e.merge(o) : e.merge(r, o));
           expect(direct).toEqual(layered);

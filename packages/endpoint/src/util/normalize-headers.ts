@@ -1,14 +1,18 @@
 /**
- * A fresh header object: names lowercased (a later `Accept` replaces an earlier `accept`), values
- * as strings, `undefined` and `null` left out.
+ * Headers to send: string values under lowercase names, `undefined` and `null` left out. Returns
+ * `headers` itself when it already is so (pass only a fresh object you own), else a fresh copy.
  */
-export function normalizeHeaders(headers: unknown): Record<string, string> {
-  // Built key by key on purpose: V8 adds properties (content-type, later) slowly to an object
-  // made by spreading a non-frozen one.
-  const normalized: Record<string, string> = {};
-  if (typeof headers !== "object" || headers === null) return normalized;
+export function normalizeHeaders(headers: Record<string, unknown>): Record<string, string> {
   for (const name of Object.keys(headers)) {
-    const value = (headers as Record<string, unknown>)[name];
+    if (typeof headers[name] !== "string" || name.toLowerCase() !== name) return copy(headers);
+  }
+  return headers as Record<string, string>;
+}
+
+function copy(headers: Record<string, unknown>): Record<string, string> {
+  const normalized: Record<string, string> = {};
+  for (const name of Object.keys(headers)) {
+    const value = headers[name];
     if (value === undefined || value === null) continue;
     normalized[name.toLowerCase()] = typeof value === "string" ? value : String(value);
   }
