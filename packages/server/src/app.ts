@@ -16,6 +16,7 @@ import { webhookDeliveriesRoutes } from "./webhooks/outbound/deliveries-routes.j
 import { webhookEndpointsRoutes } from "./webhooks/outbound/endpoints-routes.js";
 import { inboundWebhooksRoutes } from "./webhooks/inbound/inbound-routes.js";
 import { ingestRoutes } from "./webhooks/inbound/ingest-routes.js";
+import { adminUiRoutes } from "./admin-ui/admin-ui-routes.js";
 
 export interface BuildAppOptions {
   logger?: FastifyServerOptions["logger"];
@@ -112,6 +113,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   await app.register(webhookDeliveriesRoutes, { ctx });
   await app.register(inboundWebhooksRoutes, { ctx });
   await app.register(ingestRoutes, { ctx });
+  await app.register(adminUiRoutes);
 
   return app as unknown as FastifyInstance & { metrics: Metrics };
 }
