@@ -1,0 +1,60 @@
+/**
+ * The admin's session and API access. Only browser-safe parts of @parley/client are imported
+ * (request, paginate, errors): the bundle never pulls in the Node webhook helpers.
+ */
+import { NetworkError } from "../../../client/src/errors/network-error.js";
+import { RequestError } from "../../../client/src/errors/request-error.js";
+import { request } from "../../../client/src/request.js";
+
+export { paginate } from "../../../client/src/paginate.js";
+export { RequestError };
+
+const TOKEN_KEY = "parley.admin.token";
+
+/** The token pasted at sign-in: sessionStorage, so it ends with the tab and is never a cookie. */
+export function storedToken(): string | null {
+  return sessionStorage.getItem(TOKEN_KEY);
+}
+
+export function storeToken(token: string): void {
+  sessionStorage.setItem(TOKEN_KEY, token);
+}
+
+export function forgetToken(): void {
+  sessionStorage.removeItem(TOKEN_KEY);
+}
+
+/** A pasted token without whitespace and without a `Bearer ` prefix copied along with it. */
+export function normalizeToken(pasted: string): string {
+  return pasted.trim().replace(/^bearer\s+/i, "");
+}
+
+/** `request` bound to this server with the token as bearer. */
+export function createApi(token: string) {
+  return request.defaults({
+    baseUrl: location.origin,
+    headers: { authorization: `Bearer ${token}` },
+  });
+}
+
+export type Api = ReturnType<typeof createApi>;
+
+/** A sentence for the operator: the problem's detail, or what went wrong on the way. */
+export function describeError(error: unknown): string {
+  if (error instanceof RequestError) {
+    const problem = error.problem;
+    if (problem !== undefined) return problem.detail || problem.title || problem.code;
+    return `The server answered ${error.status}.`;
+  }
+  if (error instanceof NetworkError) return `The server could not be reached (${error.message}).`;
+  if (error instanceof Error) return error.message;
+  return String(error);
+}
+
+export function isStatus(error: unknown, status: number, code?: string): error is RequestError {
+  return (
+    error instanceof RequestError &&
+    error.status === status &&
+    (code === undefined || error.code === code)
+  );
+}

@@ -1,0 +1,155 @@
+/**
+ * Parley's admin UI: one page, routed in the browser. `/admin/...` paths are real URLs (the
+ * server answers the page for each), so a deep link such as `/admin/moderation/12` opens the flag
+ * directly, after sign-in when needed.
+ */
+import { createApi, describeError, forgetToken, isStatus, storedToken } from "./api.js";
+import { link, type View, type ViewContext } from "./context.js";
+import { h, replaceChildren } from "./dom.js";
+import { inboundView } from "./views/inbound.js";
+import { flagView, moderationView } from "./views/moderation.js";
+import { signInView } from "./views/sign-in.js";
+import { deliveryView, webhookDetailView } from "./views/webhook-detail.js";
+import { webhooksView } from "./views/webhooks.js";
+
+const ROUTES: [RegExp, View, string][] = [
+  [/^\/admin\/webhooks\/?$/, webhooksView, "webhooks"],
+  [/^\/admin\/webhooks\/(\d+)\/?$/, webhookDetailView, "webhooks"],
+  [/^\/admin\/webhooks\/(\d+)\/deliveries\/(\d+)\/?$/, deliveryView, "webhooks"],
+  [/^\/admin\/inbound\/?$/, inboundView, "inbound"],
+  [/^\/admin\/moderation\/?$/, moderationView, "moderation"],
+  [/^\/admin\/moderation\/(\d+)\/?$/, flagView, "moderation"],
+];
+
+const NAV: [string, string, string][] = [
+  ["webhooks", "/admin/webhooks", "Outbound webhooks"],
+  ["inbound", "/admin/inbound", "Inbound webhooks"],
+  ["moderation", "/admin/moderation", "Moderation"],
+];
+
+const app = document.getElementById("app")!;
+let flashed: { message: string; kind: "ok" | "error" } | undefined;
+/** Counts renders: a page still loading when the next one starts is never shown. */
+let renders = 0;
+
+function signOut(notice?: string): void {
+  forgetToken();
+  flashed = undefined;
+  render(notice);
+}
+
+function navigate(path: string, keepFlash = true): void {
+  if (!keepFlash) flashed = undefined;
+  if (path !== location.pathname + location.search) history.pushState(null, "", path);
+  render();
+}
+
+function render(notice?: string): void {
+  const current = ++renders;
+  const token = storedToken();
+  if (token === null) {
+    signInView(app, notice, () => render());
+    document.title = "Sign in · Parley admin";
+    return;
+  }
+  if (location.pathname === "/admin/" || location.pathname === "/admin") {
+    history.replaceState(null, "", "/admin/webhooks");
+  }
+
+  const path = location.pathname;
+  const match = ROUTES.map(([pattern, view, section]) => ({
+    found: pattern.exec(path),
+    view,
+    section,
+  })).find((route) => route.found !== null);
+
+  const signOutButton = h("button", { type: "button", class: "link", id: "sign-out" }, "Sign out");
+  signOutButton.addEventListener("click", () => signOut());
+  const flash = h("div", { id: "flash", role: "status", "aria-live": "polite" });
+  if (flashed) {
+    flash.append(h("p", { class: `flash flash-${flashed.kind}` }, flashed.message));
+  }
+  const page = h("div", { class: "page" });
+  const main = h("main", { id: "main" }, flash, page);
+  replaceChildren(
+    app,
+    h(
+      "header",
+      { class: "top" },
+      h("a", { class: "brand", href: "/admin/webhooks", "data-nav": true }, "Parley admin"),
+      h(
+        "nav",
+        { "aria-label": "Sections" },
+        NAV.map(([section, href, label]) => {
+          const a = link(href, label);
+          if (match?.section === section) a.setAttribute("aria-current", "page");
+          return a;
+        }),
+      ),
+      signOutButton,
+    ),
+    main,
+  );
+
+  if (!match) {
+    document.title = "Not found · Parley admin";
+    page.append(
+      h("h1", null, "No such page"),
+      h(
+        "p",
+        null,
+        "Nothing lives at ",
+        h("code", null, path),
+        ". ",
+        link("/admin/webhooks", "Go to the webhooks"),
+      ),
+    );
+    return;
+  }
+  const heading = NAV.find(([section]) => section === match.section)?.[2] ?? "Parley";
+  document.title = `${heading} · Parley admin`;
+
+  const context: ViewContext = {
+    api: createApi(token),
+    root: page,
+    navigate: (to) => navigate(to),
+    flash(message, kind = "ok") {
+      flashed = { message, kind };
+      if (current !== renders) return;
+      replaceChildren(flash, h("p", { class: `flash flash-${kind}` }, message));
+    },
+    fail(error) {
+      if (isStatus(error, 401)) {
+        if (current === renders) {
+          signOut(
+            "The server no longer accepts your token (it expired or was revoked): sign in again.",
+          );
+        }
+        return undefined;
+      }
+      return describeError(error);
+    },
+  };
+  match.view(context, match.found!.slice(1)).catch((error: unknown) => {
+    const message = context.fail(error);
+    if (message !== undefined && current === renders) {
+      page.append(h("p", { class: "error", role: "alert" }, message));
+    }
+  });
+}
+
+document.addEventListener("click", (event) => {
+  if (event.defaultPrevented || event.button !== 0) return;
+  if (event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+  const target = event.target instanceof Element ? event.target.closest("a[data-nav]") : null;
+  if (!(target instanceof HTMLAnchorElement)) return;
+  event.preventDefault();
+  navigate(target.getAttribute("href")!, false);
+});
+
+window.addEventListener("popstate", () => {
+  flashed = undefined;
+  render();
+});
+
+render();

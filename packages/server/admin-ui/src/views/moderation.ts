@@ -1,0 +1,255 @@
+import type {
+  FlagReviewStatus,
+  Message,
+  ModerationFlag as Flag,
+  Page,
+} from "../../../../client/src/types/api.js";
+import { isStatus, paginate } from "../api.js";
+import { link, type View, type ViewContext } from "../context.js";
+import { badge, busy, details, h, replaceChildren, row, table, time } from "../dom.js";
+
+const PAGE_SIZE = 50;
+
+function score(flag: Flag): string {
+  return flag.score.toFixed(2);
+}
+
+/** Approve and Reject for a pending flag; `done` gets the reviewed flag. */
+function reviewButtons(
+  context: ViewContext,
+  flag: Flag,
+  done: (reviewed: Flag) => void,
+): HTMLElement[] {
+  if (flag.reviewStatus !== "pending") return [];
+  const approve = h("button", { type: "button" }, "Approve");
+  const reject = h("button", { type: "button", class: "danger" }, "Reject");
+  const decide = (verb: "approve" | "reject", button: HTMLButtonElement) =>
+    busy(button, async () => {
+      try {
+        const { data } = await context.api(`POST /api/admin/moderation/flags/{id}/${verb}`, {
+          id: flag.id,
+        });
+        context.flash(
+          verb === "approve"
+            ? `Flag ${flag.id} approved: message ${flag.messageId} is visible.`
+            : `Flag ${flag.id} rejected: message ${flag.messageId} is hidden.`,
+        );
+        done(data);
+      } catch (error) {
+        const message = isStatus(error, 409)
+          ? `Flag ${flag.id} was already reviewed by someone else.`
+          : context.fail(error);
+        if (message !== undefined) context.flash(message, "error");
+        if (isStatus(error, 409)) done(flag);
+      }
+    });
+  approve.addEventListener("click", () => void decide("approve", approve));
+  reject.addEventListener("click", () => void decide("reject", reject));
+  return [approve, reject];
+}
+
+export const moderationView: View = async (context) => {
+  const { root } = context;
+  const filter = h(
+    "select",
+    { id: "flag-status", name: "status" },
+    h("option", { value: "pending" }, "Pending review"),
+    h("option", { value: "approved" }, "Approved"),
+    h("option", { value: "rejected" }, "Rejected"),
+    h("option", { value: "" }, "All"),
+  );
+  const flags = table(
+    [
+      "Flag",
+      "Category",
+      "Score",
+      "Band",
+      "Action taken",
+      "Review",
+      "Message",
+      "Room",
+      "Created",
+      "",
+    ],
+    [],
+    { class: "data", id: "flags" },
+  );
+  const body = flags.tBodies[0]!;
+  const more = h("button", { type: "button", class: "secondary", hidden: true }, "Load more");
+  const empty = h("p", { class: "empty", hidden: true }, "Nothing to review.");
+  const failure = h("p", { class: "error", role: "alert", hidden: true });
+  root.append(
+    h("h1", null, "Moderation queue"),
+    h(
+      "p",
+      { class: "lead" },
+      "Messages the AI moderation flagged or quarantined, oldest first. Approving shows the message ",
+      "(a quarantined one is announced now); rejecting hides it from everyone but admins.",
+    ),
+    h("div", { class: "toolbar" }, h("label", { for: "flag-status" }, "Show"), filter),
+    flags,
+    empty,
+    failure,
+    more,
+  );
+
+  let pages: AsyncGenerator<Page<Flag>, void, undefined> | undefined;
+  let generation = 0;
+
+  async function nextPage(current: number): Promise<void> {
+    if (!pages) return;
+    try {
+      const step = await pages.next();
+      if (current !== generation) return;
+      if (step.done) {
+        more.hidden = true;
+        return;
+      }
+      body.append(...step.value.items.map((flag) => flagRow(flag)));
+      more.hidden = step.value.nextCursor === null;
+      empty.hidden = body.childElementCount > 0;
+      flags.hidden = body.childElementCount === 0;
+    } catch (error) {
+      if (current !== generation) return;
+      const message = context.fail(error);
+      if (message !== undefined) {
+        failure.textContent = message;
+        failure.hidden = false;
+      }
+    }
+  }
+
+  function flagRow(flag: Flag): HTMLTableRowElement {
+    const tr = row(
+      [
+        link(`/admin/moderation/${flag.id}`, `#${flag.id}`),
+        flag.category,
+        score(flag),
+        badge(flag.band, `band-${flag.band}`),
+        badge(flag.status),
+        badge(flag.reviewStatus),
+        String(flag.messageId),
+        String(flag.roomId),
+        time(flag.createdAt),
+        h(
+          "span",
+          { class: "actions" },
+          reviewButtons(context, flag, (reviewed) => tr.replaceWith(flagRow(reviewed))),
+        ),
+      ],
+      { "data-flag-id": flag.id },
+    );
+    return tr;
+  }
+
+  async function show(): Promise<void> {
+    const current = ++generation;
+    body.replaceChildren();
+    failure.hidden = true;
+    empty.hidden = true;
+    more.hidden = true;
+    const status = filter.value as FlagReviewStatus | "";
+    pages = paginate(context.api, "GET /api/admin/moderation/flags", {
+      limit: PAGE_SIZE,
+      ...(status === "" ? {} : { status }),
+    });
+    await nextPage(current);
+  }
+
+  filter.addEventListener("change", () => void show());
+  more.addEventListener("click", () => void busy(more, () => nextPage(generation)));
+  await show();
+};
+
+/** `/admin/moderation/<flagId>`: the link moderation webhook events carry. */
+export const flagView: View = async (context, [idText]) => {
+  const id = Number(idText);
+  const { root } = context;
+  root.append(h("p", { class: "crumbs" }, link("/admin/moderation", "← Moderation queue")));
+
+  let flag: Flag | undefined;
+  try {
+    // There is no single-flag route: walk the list (ordered by id) until the flag or past it.
+    for await (const item of paginate.items(context.api, "GET /api/admin/moderation/flags", {
+      limit: 200,
+    })) {
+      if (item.id === id) flag = item;
+      if (item.id >= id) break;
+    }
+  } catch (error) {
+    const message = context.fail(error);
+    if (message !== undefined) root.append(h("p", { class: "error" }, message));
+    return;
+  }
+  if (!flag) {
+    root.append(h("p", { class: "error" }, `There is no moderation flag ${id}.`));
+    return;
+  }
+
+  const holder = h("div", { id: "flag" });
+  const messageHolder = h("div", { class: "message" }, h("p", null, "Loading the message…"));
+  root.append(holder);
+
+  const render = (current: Flag): void => {
+    replaceChildren(
+      holder,
+      h("h1", null, `Moderation flag ${current.id}`),
+      details([
+        ["Category", current.category],
+        ["Score", score(current)],
+        ["Band", badge(current.band, `band-${current.band}`)],
+        [
+          "Action taken",
+          [
+            badge(current.status),
+            current.status === "QUARANTINED"
+              ? " hidden from the room until approved"
+              : " visible in the room, queued for review",
+          ],
+        ],
+        ["Review", h("span", { id: "review-status" }, badge(current.reviewStatus))],
+        ["Reviewed by", current.reviewedBy ?? "—"],
+        ["Reviewed", time(current.reviewedAt)],
+        ["Message", `${current.messageId} in room ${current.roomId}`],
+        ["Flagged", time(current.createdAt)],
+      ]),
+      h("h2", null, "Message"),
+      messageHolder,
+      h("div", { class: "actions" }, reviewButtons(context, current, render)),
+    );
+  };
+  render(flag);
+
+  try {
+    const { data } = await context.api("GET /api/rooms/{roomId}/messages/{messageId}", {
+      roomId: flag.roomId,
+      messageId: flag.messageId,
+      mediaType: { format: "text+json" },
+    });
+    const message: Message = data;
+    replaceChildren(
+      messageHolder,
+      h(
+        "p",
+        { class: "meta" },
+        `${message.sender.displayName}`,
+        message.sender.username === null ? "" : ` (@${message.sender.username})`,
+        " · ",
+        time(message.createdAt),
+      ),
+      h(
+        "blockquote",
+        { class: "content", id: "message-content" },
+        message.contentText ?? message.content,
+      ),
+    );
+  } catch (error) {
+    const message = isStatus(error, 404) ? "The message no longer exists." : context.fail(error);
+    if (message !== undefined) {
+      replaceChildren(
+        messageHolder,
+        h("p", { class: "error" }, `The message could not be loaded: ${message}`),
+      );
+    }
+  }
+};
