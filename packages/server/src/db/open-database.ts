@@ -43,6 +43,9 @@ export function openDatabase(options: OpenDatabaseOptions): ParleyDatabase {
     const pool = new pg.Pool(pgConfig);
     // An idle client that loses its connection (database restart) must not crash the process.
     pool.on("error", () => {});
+    // Nor one that is checked out (inside a transaction, between two statements): pg emits
+    // 'error' on it with no listener attached. Its query fails, and the pool drops it on release.
+    pool.on("connect", (client) => client.on("error", () => {}));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { db, dialect: "postgres", pgConfig, close: () => db.destroy() };
   }
