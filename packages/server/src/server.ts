@@ -29,6 +29,7 @@ export async function startServer(config: Config, print: (line: string) => void 
   const background: BackgroundWork[] = await startBackgroundWork(ctx, app.metrics, app.log);
 
   print(`Parley is listening on ${address} (${ctx.dialect === "sqlite" ? `SQLite in ${config.dataDir}` : "PostgreSQL"}, ${config.edition} edition)`);
+  print(`Admin UI: ${address}/admin/`);
   print(`API docs: ${address}/docs`);
   if (admin) {
     print(`Created the first admin user "${admin.username}". Its token (valid 30 days):`);

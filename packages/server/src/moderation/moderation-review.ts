@@ -63,6 +63,13 @@ function toFlagView(row: FlagViewRow): ModerationFlagView {
   };
 }
 
+/** One flag: the target of a moderation event's `moderationQueueUrl`. */
+export async function getFlag(ctx: AppContext, id: number): Promise<ModerationFlagView> {
+  const row = await selectFlagViews(ctx).where("f.id", "=", id).executeTakeFirst();
+  if (!row) throw new AppError("not_found", `no moderation flag ${id}`);
+  return toFlagView(row);
+}
+
 /** The review queue, oldest first; `status` narrows it to pending, approved or rejected flags. */
 export async function listFlags(
   ctx: AppContext,

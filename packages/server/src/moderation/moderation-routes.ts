@@ -62,6 +62,21 @@ export const moderationRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (
     async (request) => listFlags(ctx, request.query),
   );
 
+  app.get<{ Params: { id: number } }>(
+    "/api/admin/moderation/flags/:id",
+    {
+      preHandler: admin,
+      schema: {
+        tags,
+        security,
+        summary: "Get one moderation flag (the page a moderation event links to)",
+        params: idParams,
+        response: { 200: flagSchema, 400: problemSchema, 404: problemSchema, ...authErrors },
+      },
+    },
+    async (request) => getFlag(ctx, request.params.id),
+  );
+
   for (const [verb, decision, summary] of [
     [
       "approve",

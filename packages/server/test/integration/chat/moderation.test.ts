@@ -302,6 +302,19 @@ describe.each(DIALECTS)("moderation events with a public base URL on $name", (di
       expect(data.moderationQueueUrl).toBe(
         `https://chat.example.com/admin/moderation/${data.flaggedMessageId}`,
       );
+      const flag = await t.app.inject({
+        method: "GET",
+        url: `/api/admin/moderation/flags/${data.flaggedMessageId}`,
+        headers: t.admin.headers,
+      });
+      expect(flag.statusCode).toBe(200);
+      expect(flag.json()).toMatchObject({ id: data.flaggedMessageId, reviewStatus: "pending" });
     }
+    const missing = await t.app.inject({
+      method: "GET",
+      url: "/api/admin/moderation/flags/999999",
+      headers: t.admin.headers,
+    });
+    expect(missing.statusCode).toBe(404);
   });
 });
