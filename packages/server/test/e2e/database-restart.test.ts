@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it, onTestFinished } from "vitest";
 import { TEST_DATABASE_URL } from "../helpers/dialects.js";
 import { findPgBin, startPrivatePostgres } from "../helpers/private-postgres.js";
 import { startReceiver } from "../helpers/receiver.js";
-import { killAllServers, spawnServer, type SpawnedServer } from "../helpers/spawn-server.js";
+import { killAllServers, spawnServer } from "../helpers/spawn-server.js";
 import {
   createEndpoint,
   FAST_ENV,
@@ -20,10 +20,8 @@ afterEach(killAllServers);
 describe.runIf(TEST_DATABASE_URL && findPgBin())("database restart", () => {
   it("recovers by itself when PostgreSQL restarts in the middle of a burst, and delivers every event", async () => {
     const pg = await startPrivatePostgres();
-    let server: SpawnedServer | undefined;
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "parley-dbrestart-"));
-    onTestFinished(async (context) => {
-      if (context.task.result?.state === "fail") console.error(server?.output());
+    onTestFinished(async () => {
       await killAllServers();
       await pg.stop();
       fs.rmSync(dataDir, { recursive: true, force: true });
@@ -32,13 +30,16 @@ describe.runIf(TEST_DATABASE_URL && findPgBin())("database restart", () => {
     onTestFinished(() => receiver.close());
     receiver.respondWith(() => ({ status: 204, delayMs: 20 }));
 
-    server = await spawnServer({
+    const server = await spawnServer({
       env: {
         ...FAST_ENV,
         PARLEY_WEBHOOK_PER_ENDPOINT_CONCURRENCY: "4",
         PARLEY_DATA_DIR: dataDir,
         DATABASE_URL: pg.url,
       },
+    });
+    onTestFinished((context) => {
+      if (context.task.result?.state === "fail") console.error(server.output());
     });
     const token = server.adminToken!;
     await createEndpoint(server, token, receiver.url);
