@@ -3,7 +3,7 @@ import type { AppContext } from "../app-context.js";
 import { requireRole } from "../auth/require-role.js";
 import { listQuerySchema } from "../http/pagination.js";
 import { authErrors, idParams, listOf, problemSchema, timestamp } from "../http/schemas.js";
-import { listFlags, reviewFlag, type ReviewStatus } from "./moderation-review.js";
+import { getFlag, listFlags, reviewFlag, type ReviewStatus } from "./moderation-review.js";
 
 const flagSchema = {
   type: "object",

@@ -307,7 +307,7 @@ describe.each(DIALECTS)("moderation events with a public base URL on $name", (di
         url: `/api/admin/moderation/flags/${data.flaggedMessageId}`,
         headers: t.admin.headers,
       });
-      expect(flag.statusCode).toBe(200);
+      expect(flag.statusCode, flag.body).toBe(200);
       expect(flag.json()).toMatchObject({ id: data.flaggedMessageId, reviewStatus: "pending" });
     }
     const missing = await t.app.inject({
