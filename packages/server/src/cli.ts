@@ -9,6 +9,8 @@ import { openDatabase } from "./db/open-database.js";
 import { parseTtl } from "./auth/token-service.js";
 import { findUserByUsername, createUser } from "./chat/users-service.js";
 import { startServer } from "./server.js";
+import { registerInboundCommands } from "./cli/register-inbound-commands.js";
+import { registerWebhooksCommands } from "./cli/register-webhooks-commands.js";
 import path from "node:path";
 
 function fail(message: string): never {
@@ -110,5 +112,8 @@ withSettingFlags(token.command("create").description("mint a token with the serv
       await ctx.database.close();
     }
   });
+
+registerWebhooksCommands(program);
+registerInboundCommands(program);
 
 await program.parseAsync(process.argv);

@@ -16,13 +16,14 @@ export class NetworkError extends ParleyError {
   }
 }
 
-/** "fetch failed (ECONNREFUSED)": undici hides the useful part in `cause.code`. */
+/** "fetch failed (ECONNREFUSED)": undici hides the useful part in `cause.code` or `cause.message`. */
 function describeCause(cause: unknown): string {
   if (!(cause instanceof Error)) return String(cause);
   const inner = (cause as { cause?: unknown }).cause;
-  const code =
-    typeof inner === "object" && inner !== null && "code" in inner
-      ? String((inner as { code: unknown }).code)
-      : undefined;
-  return code === undefined ? cause.message : `${cause.message} (${code})`;
+  if (typeof inner !== "object" || inner === null) return cause.message;
+  const code = (inner as { code?: unknown }).code;
+  const detail = typeof code === "string" ? code : (inner as { message?: unknown }).message;
+  return typeof detail === "string" && detail !== ""
+    ? `${cause.message} (${detail})`
+    : cause.message;
 }

@@ -1,0 +1,37 @@
+import { randomBytes } from "node:crypto";
+import type { EventName } from "@parley/client";
+import { apiFromEnv } from "./api-from-env.js";
+import type { CliIo } from "./cli-io.js";
+import { printJson } from "./format-table.js";
+
+export interface WebhooksCreateOptions {
+  name: string;
+  url: string;
+  /** Comma-separated, or given several times. */
+  events: string[];
+  /** Generated (and shown once) when not given. */
+  secret?: string;
+  disabled?: boolean;
+  json?: boolean;
+}
+
+/** `parley webhooks create`: registers an outbound endpoint. */
+export async function webhooksCreate(io: CliIo, options: WebhooksCreateOptions): Promise<void> {
+  const { api } = apiFromEnv(io.env);
+  const generated = options.secret === undefined;
+  const secret = options.secret ?? `whsec_${randomBytes(32).toString("base64url")}`;
+  const events = options.events
+    .flatMap((value) => value.split(","))
+    .map((value) => value.trim())
+    .filter(Boolean) as EventName[];
+  const { data: webhook } = await api("POST /api/admin/webhooks", {
+    data: { name: options.name, url: options.url, secret, events, enabled: !options.disabled },
+  });
+  if (options.json) return printJson(io.out, generated ? { ...webhook, secret } : webhook);
+  io.out(`Created webhook ${webhook.id} "${webhook.name}" -> ${webhook.url}`);
+  io.out(`  events: ${webhook.events.join(", ")}${webhook.enabled ? "" : " (disabled)"}`);
+  if (generated) {
+    io.out(`  secret: ${secret}`);
+    io.out("  The secret is shown only now: store it with the receiver, which needs it to verify.");
+  }
+}

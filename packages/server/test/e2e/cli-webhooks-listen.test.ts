@@ -1,0 +1,183 @@
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { paginate, signWebhookPayload } from "@parley/client";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { DIALECTS } from "../helpers/dialects.js";
+import { startReceiver, type Receiver } from "../helpers/receiver.js";
+import { eventually, startClientApp, type ClientApp } from "../integration/client/client-app.js";
+
+// The BUILT command line (npm test builds first), run as an integrator runs it.
+const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../dist/cli.js");
+const SECRET = "whsec_cli_listen_secret_0123456789";
+
+interface Listener {
+  url: string;
+  /** Everything printed to stdout so far. */
+  output(): string;
+  /** Resolves once stdout has a line matching `pattern`. */
+  line(pattern: RegExp): Promise<string>;
+  child: ChildProcessWithoutNullStreams;
+}
+
+const children: ChildProcessWithoutNullStreams[] = [];
+
+function listen(extra: string[] = []): Promise<Listener> {
+  const child = spawn(
+    process.execPath,
+    [CLI, "webhooks", "listen", "--port", "0", "--secret", SECRET, ...extra],
+    { env: { PATH: process.env.PATH, HOME: process.env.HOME } },
+  );
+  children.push(child);
+  let out = "";
+  let err = "";
+  child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
+  const line = (pattern: RegExp) =>
+    eventually(
+      `a line matching ${pattern} in:\n${out}${err}`,
+      async () => out.split("\n").find((l) => pattern.test(l)),
+      15_000,
+    );
+  return line(/^Listening for Parley webhooks on /).then((first) => ({
+    url: /on (http:\/\/\S+)/.exec(first)![1]!,
+    output: () => out,
+    line,
+    child,
+  }));
+}
+
+describe("parley webhooks listen", () => {
+  let c: ClientApp;
+  beforeAll(async () => {
+    c = await startClientApp(DIALECTS[0]!, { deliveries: true });
+  });
+  afterAll(async () => {
+    await c?.close();
+  });
+  afterEach(() => {
+    for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
+  });
+
+  async function webhookTo(url: string) {
+    const { data } = await c.admin("POST /api/admin/webhooks", {
+      data: { name: "listen", url, secret: SECRET, events: ["MESSAGE_CREATED"] },
+    });
+    return data;
+  }
+
+  it("prints each verified delivery, answers 204, and rejects a forged one with 401", async () => {
+    const listener = await listen();
+    const webhook = await webhookTo(listener.url);
+
+    await c.admin("POST /api/admin/webhooks/{id}/test", { id: webhook.id });
+    const test = await listener.line(/✓ WEBHOOK_TEST/);
+    expect(test).toMatch(
+      new RegExp(
+        `^\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z  ✓ WEBHOOK_TEST  webhook ${webhook.id}  message=.* requestedBy=admin$`,
+      ),
+    );
+
+    const { data: room } = await c.admin("POST /api/rooms", { name: "listened" });
+    const { data: message } = await c.admin("POST /api/rooms/{roomId}/messages", {
+      roomId: room.id,
+      content: "hello listener",
+    });
+    const created = await listener.line(/✓ MESSAGE_CREATED/);
+    expect(created).toContain(
+      `webhook ${webhook.id}  roomId=${room.id} messageId=${message.id} senderId=${c.t.admin.id}`,
+    );
+    expect(listener.output()).not.toContain("hello listener");
+
+    const forgedBody = JSON.stringify({
+      event: "MESSAGE_CREATED",
+      timestamp: new Date().toISOString(),
+      webhookId: webhook.id,
+      data: {},
+    });
+    const forged = await fetch(listener.url, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "x-webhook-signature-256": signWebhookPayload("not-the-secret-000", forgedBody),
+      },
+      body: forgedBody,
+    });
+    expect(forged.status).toBe(401);
+    expect(await listener.line(/✗ rejected/)).toMatch(
+      /\s{2}✗ rejected: bad signature from 127\.0\.0\.1$/,
+    );
+    const unsigned = await fetch(listener.url, { method: "POST", body: forgedBody });
+    expect(unsigned.status).toBe(401);
+    expect(await listener.line(/✗ rejected: missing signature/)).toContain("from 127.0.0.1");
+
+    const log = await eventually("both deliveries logged as SUCCESS", async () => {
+      const all = await paginate.all(c.admin, "GET /api/admin/webhooks/{id}/deliveries", {
+        id: webhook.id,
+      });
+      return all.length === 2 && all.every((d) => d.status === "SUCCESS") && all;
+    });
+    expect(log.map((d) => d.lastResponseStatus)).toEqual([204, 204]);
+    await c.admin("DELETE /api/admin/webhooks/{id}", { id: webhook.id });
+  });
+
+  it("forwards verified deliveries with the same bytes and headers and answers the app's status", async () => {
+    const app: Receiver = await startReceiver();
+    try {
+      app.respondWith((_request, index) => ({ status: index === 0 ? 202 : 500 }));
+      const listener = await listen(["--forward-to", app.url]);
+      const webhook = await webhookTo(listener.url);
+
+      const { data: room } = await c.admin("POST /api/rooms", { name: "forwarded" });
+      await c.admin("POST /api/rooms/{roomId}/messages", { roomId: room.id, content: "one" });
+      const [forwarded] = await app.waitForRequests(1);
+      expect(await listener.line(/✓ MESSAGE_CREATED/)).toContain(`-> 202 from ${app.url}`);
+      const delivery = await eventually("the delivery to be logged", async () => {
+        const { data } = await c.admin("GET /api/admin/webhooks/{id}/deliveries", {
+          id: webhook.id,
+        });
+        return data.items.find((d) => d.status === "SUCCESS");
+      });
+      expect(delivery.lastResponseStatus).toBe(202);
+      const { data: detail } = await c.admin(
+        "GET /api/admin/webhooks/{id}/deliveries/{deliveryId}",
+        {
+          id: webhook.id,
+          deliveryId: delivery.id,
+        },
+      );
+      expect(JSON.parse(forwarded!.body.toString("utf8"))).toEqual(detail.payload);
+      expect(forwarded!.headers["x-webhook-signature-256"]).toBe(
+        signWebhookPayload(SECRET, forwarded!.body),
+      );
+      expect(forwarded!.headers["user-agent"]).toBe("Parley-Webhooks/1.0");
+
+      // The app fails: Parley sees its 500 and will retry.
+      await c.admin("POST /api/rooms/{roomId}/messages", { roomId: room.id, content: "two" });
+      expect(await listener.line(/-> 500 from/)).toContain("✓ MESSAGE_CREATED");
+      const failed = await eventually("a failed attempt", async () => {
+        const { data } = await c.admin("GET /api/admin/webhooks/{id}/deliveries", {
+          id: webhook.id,
+          status: "FAILED",
+        });
+        return data.items[0];
+      });
+      expect(failed.lastResponseStatus).toBe(500);
+      await c.admin("DELETE /api/admin/webhooks/{id}", { id: webhook.id });
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("refuses to start without a secret", async () => {
+    const child = spawn(process.execPath, [CLI, "webhooks", "listen", "--port", "0"], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME },
+    });
+    children.push(child);
+    let err = "";
+    child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+    expect(code).toBe(1);
+    expect(err).toBe("parley: --secret is required (or set PARLEY_WEBHOOK_SECRET)\n");
+  });
+});
