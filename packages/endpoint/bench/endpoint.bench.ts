@@ -13,7 +13,7 @@ const collectGarbage = runInNewContext("gc") as () => void;
 
 const ROUNDS = 15;
 const WARMUP_ROUNDS = 2;
-const CALLS_PER_CASE = 30_000;
+const CALLS_PER_CASE = 20_000;
 
 // The same defaults on both sides: a base url, a credential and an organisation parameter.
 const DEFAULTS = {
