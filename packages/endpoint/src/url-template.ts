@@ -2,6 +2,7 @@ import { BoundedCache } from "./util/bounded-cache.js";
 import { encodeReserved } from "./util/encode-reserved.js";
 import { encodeUnreserved } from "./util/encode-unreserved.js";
 import { isPlainObject } from "./util/is-plain-object.js";
+import { ownValue } from "./util/own-value.js";
 import { takeCodePoints } from "./util/take-code-points.js";
 
 /** A url template parsed once: expand it with any number of variable sets. */
@@ -73,7 +74,8 @@ const COLON_NAME = /[A-Za-z_][A-Za-z0-9_]*/y;
 
 function parseExpression(body: string): Expression | undefined {
   const first = body.charAt(0);
-  const operator = first !== "" && first in OPERATORS ? OPERATORS[first]! : OPERATORS[""]!;
+  const operator =
+    first !== "" && Object.hasOwn(OPERATORS, first) ? OPERATORS[first]! : OPERATORS[""]!;
   const list = operator === OPERATORS[""] ? body : body.slice(1);
   const variables: VariableSpec[] = [];
   for (const spec of list.split(",")) {
@@ -205,13 +207,8 @@ class CompiledUrlTemplate implements UrlTemplate {
 }
 
 function lookup(variables: object, fallback: object | undefined, name: string): unknown {
-  if (Object.hasOwn(variables, name)) {
-    const value = (variables as Record<string, unknown>)[name];
-    if (value !== undefined) return value;
-  }
-  return fallback !== undefined && Object.hasOwn(fallback, name)
-    ? (fallback as Record<string, unknown>)[name]
-    : undefined;
+  const value = ownValue(variables, name);
+  return value !== undefined || fallback === undefined ? value : ownValue(fallback, name);
 }
 
 /** RFC 6570 Appendix A for one expression; undefined when the values make it erroneous. */
