@@ -50,7 +50,11 @@ function listen(extra: string[] = []): Promise<Listener> {
 describe("parley webhooks listen", () => {
   let c: ClientApp;
   beforeAll(async () => {
-    c = await startClientApp(DIALECTS[0]!, { deliveries: true });
+    c = await startClientApp(DIALECTS[0]!, {
+      deliveries: true,
+      // Failed deliveries stay FAILED while the test looks at them.
+      config: { webhookBackoffBaseMs: 60_000, webhookBackoffMaxMs: 60_000 },
+    });
   });
   afterAll(async () => {
     await c?.close();

@@ -16,7 +16,11 @@ describe.each(DIALECTS)("the client and the outbound webhooks API on $name", (di
   let c: ClientApp;
   let receiver: Receiver;
   beforeAll(async () => {
-    c = await startClientApp(dialect, { deliveries: true });
+    c = await startClientApp(dialect, {
+      deliveries: true,
+      // Failed deliveries stay FAILED while the test looks at them.
+      config: { webhookBackoffBaseMs: 60_000, webhookBackoffMaxMs: 60_000 },
+    });
   });
   afterAll(async () => {
     await c?.close();
