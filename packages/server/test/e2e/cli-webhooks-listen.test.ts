@@ -123,7 +123,7 @@ describe("parley webhooks listen", () => {
     });
     expect(log.map((d) => d.lastResponseStatus)).toEqual([204, 204]);
     await c.admin("DELETE /api/admin/webhooks/{id}", { id: webhook.id });
-  });
+  }, 60_000);
 
   it("forwards verified deliveries with the same bytes and headers and answers the app's status", async () => {
     const app: Receiver = await startReceiver();
@@ -171,7 +171,7 @@ describe("parley webhooks listen", () => {
     } finally {
       await app.close();
     }
-  });
+  }, 60_000);
 
   it("refuses to start without a secret", async () => {
     const child = spawn(process.execPath, [CLI, "webhooks", "listen", "--port", "0"], {
@@ -183,5 +183,5 @@ describe("parley webhooks listen", () => {
     const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
     expect(code).toBe(1);
     expect(err).toBe("parley: --secret is required (or set PARLEY_WEBHOOK_SECRET)\n");
-  });
+  }, 60_000);
 });
