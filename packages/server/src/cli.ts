@@ -1,17 +1,16 @@
 #!/usr/bin/env node
 import { Command, Option } from "commander";
-import { createAppContext } from "./app-context.js";
 import { ConfigError } from "./config/config-error.js";
 import { SETTINGS, type SettingName } from "./config/config-schema.js";
 import { loadConfig, type ConfigOverrides } from "./config/load-config.js";
-import { migrate } from "./db/migrate.js";
-import { openDatabase } from "./db/open-database.js";
-import { parseTtl } from "./auth/token-service.js";
-import { findUserByUsername, createUser } from "./chat/users-service.js";
-import { startServer } from "./server.js";
 import { registerInboundCommands } from "./cli/register-inbound-commands.js";
 import { registerWebhooksCommands } from "./cli/register-webhooks-commands.js";
 import path from "node:path";
+
+// The server (database drivers, Fastify, the engine) loads only for the commands that need it, so
+// `parley webhooks ...` and `parley inbound ...` start quickly.
+const loadServer = () => import("./server.js");
+const loadStorage = async () => ({ ...(await import("./db/migrate.js")), ...(await import("./db/open-database.js")) });
 
 function fail(message: string): never {
   process.stderr.write(`parley: ${message}\n`);
@@ -48,6 +47,7 @@ const program = new Command("parley").description("Parley: self-hosted team chat
 withSettingFlags(program.command("serve").description("run the chat service"))
   .action(async (options: Record<string, unknown>) => {
     const config = configFrom(options);
+    const { startServer } = await loadServer();
     let server;
     try {
       server = await startServer(config);
@@ -70,6 +70,7 @@ withSettingFlags(program.command("serve").description("run the chat service"))
 withSettingFlags(program.command("migrate").description("create or update the database schema, then exit"), ["dataDir", "databaseUrl"])
   .action(async (options: Record<string, unknown>) => {
     const config = configFrom(options);
+    const { migrate, openDatabase } = await loadStorage();
     const database = openDatabase({ databaseUrl: config.databaseUrl, sqlitePath: path.join(config.dataDir, "parley.db") });
     try {
       const results = await migrate(database.db);
@@ -87,6 +88,7 @@ withSettingFlags(token.command("create").description("mint a token with the serv
   .option("--ttl <duration>", "lifetime: seconds, or 90s, 15m, 12h, 30d", "30d")
   .action(async (options: Record<string, unknown> & { role: string; subject: string; ttl: string }) => {
     if (!["admin", "bot", "user"].includes(options.role)) fail(`--role must be admin, bot or user, got "${options.role}"`);
+    const { parseTtl } = await import("./auth/token-service.js");
     let ttlSeconds: number;
     try {
       ttlSeconds = parseTtl(options.ttl);
@@ -94,6 +96,8 @@ withSettingFlags(token.command("create").description("mint a token with the serv
       fail((error as Error).message);
     }
     const config = configFrom(options);
+    const { createAppContext } = await import("./app-context.js");
+    const { findUserByUsername, createUser } = await import("./chat/users-service.js");
     const ctx = await createAppContext(config);
     try {
       const role = options.role as "admin" | "bot" | "user";
