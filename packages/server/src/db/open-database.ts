@@ -32,6 +32,30 @@ const pgTypes = {
   },
 };
 
+/**
+ * Kysely prepares every query afresh, and better-sqlite3 compiles SQL on each prepare(). Reusing
+ * the compiled statement for the same SQL text cut a short write transaction's cost roughly in half
+ * (ingest benchmark). Safe on one connection: Kysely runs one query at a time on it. Bounded, least
+ * recently used out first.
+ */
+function withStatementCache(sqlite: SQLite.Database, max = 500) {
+  const statements = new Map<string, SQLite.Statement>();
+  return {
+    close: () => sqlite.close(),
+    prepare(sql: string): SQLite.Statement {
+      let statement = statements.get(sql);
+      if (statement) {
+        statements.delete(sql);
+      } else {
+        statement = sqlite.prepare(sql);
+        if (statements.size >= max) statements.delete(statements.keys().next().value!);
+      }
+      statements.set(sql, statement);
+      return statement;
+    },
+  };
+}
+
 export function openDatabase(options: OpenDatabaseOptions): ParleyDatabase {
   if (options.databaseUrl) {
     const pgConfig: pg.PoolConfig = {
@@ -58,6 +82,8 @@ export function openDatabase(options: OpenDatabaseOptions): ParleyDatabase {
   sqlite.pragma("busy_timeout = 5000");
   sqlite.pragma("synchronous = NORMAL");
   sqlite.pragma("foreign_keys = ON");
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Database>({
+    dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
+  });
   return { db, dialect: "sqlite", pgConfig: undefined, close: () => db.destroy() };
 }
