@@ -16,7 +16,8 @@ export interface IngestToken {
  * is 256 random bits, so it cannot be guessed from its hash, and ingest must find it by an index.
  */
 export function hashIngestToken(token: string): string {
-  return crypto.createHash("sha256").update(token).digest("hex");
+  // crypto.hash() (Node 20.12+) is the one-shot form: a third of createHash()'s cost per call.
+  return crypto.hash("sha256", token, "hex");
 }
 
 export function createIngestToken(): IngestToken {
