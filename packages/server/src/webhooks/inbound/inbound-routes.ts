@@ -73,7 +73,12 @@ export const inboundWebhooksRoutes: FastifyPluginAsync<{ ctx: AppContext }> = as
         security,
         summary: "Get an inbound webhook",
         params: idParams,
-        response: { 200: inboundWebhookSchema, 404: problemSchema, ...authErrors },
+        response: {
+          200: inboundWebhookSchema,
+          400: problemSchema,
+          404: problemSchema,
+          ...authErrors,
+        },
       },
     },
     async (request) => getInboundWebhook(ctx, request.params.id),
@@ -109,7 +114,7 @@ export const inboundWebhooksRoutes: FastifyPluginAsync<{ ctx: AppContext }> = as
         security,
         summary: "Delete an inbound webhook (its token answers 404 at once; posted messages stay)",
         params: idParams,
-        response: { 204: { type: "null" }, 404: problemSchema, ...authErrors },
+        response: { 204: { type: "null" }, 400: problemSchema, 404: problemSchema, ...authErrors },
       },
     },
     async (request, reply) => {
@@ -128,7 +133,12 @@ export const inboundWebhooksRoutes: FastifyPluginAsync<{ ctx: AppContext }> = as
         summary:
           "Replace the token (the old one answers 404 at once); the answer shows the new one",
         params: idParams,
-        response: { 200: inboundWebhookWithTokenSchema, 404: problemSchema, ...authErrors },
+        response: {
+          200: inboundWebhookWithTokenSchema,
+          400: problemSchema,
+          404: problemSchema,
+          ...authErrors,
+        },
       },
     },
     async (request) => rotateInboundWebhookToken(ctx, request.params.id),
