@@ -2,10 +2,12 @@ import type { Migration } from "kysely";
 import { initial } from "./001-initial.js";
 import { roomDmKey } from "./002-room-dm-key.js";
 import { inboundAllowOverrides } from "./003-inbound-allow-overrides.js";
+import { deliveryClaimIndexes } from "./004-delivery-claim-indexes.js";
 
 /** Every migration, in order. Names sort; never rename or edit one that has shipped. */
 export const MIGRATIONS: Record<string, Migration> = {
   "001-initial": initial,
   "002-room-dm-key": roomDmKey,
   "003-inbound-allow-overrides": inboundAllowOverrides,
+  "004-delivery-claim-indexes": deliveryClaimIndexes,
 };

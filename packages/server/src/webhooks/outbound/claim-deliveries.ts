@@ -38,23 +38,26 @@ export interface ClaimOptions {
  * stay queued and are skipped until it is enabled again; the test event is the exception (spec: it
  * is sent even when the endpoint is disabled).
  *
- * Per-endpoint cap: the `limit` oldest due rows are ranked per endpoint and an endpoint gets no
- * more than its free room (`perEndpointLimit` minus what this worker has in flight to it).
- * Endpoints already at their cap are left out of the scan altogether, so a slow receiver's backlog
- * cannot fill the batch: the dispatcher claims again when an endpoint reached its cap, and that
- * claim reaches the rows of other endpoints behind it. The scan window is `limit` rows and no
- * wider: on PostgreSQL every scanned row is locked for the statement, and a wider window made
- * concurrent workers skip rows they could have taken (measured: three workers claiming 12 of 30
- * rows each took 24 with a 4 x limit window, all 30 with this one).
+ * Per-endpoint cap: each endpoint gets no more than its free room (`perEndpointLimit` minus what
+ * this worker has in flight to it); the oldest due rows win across endpoints.
+ *
+ * Shape: the statement walks the enabled endpoints that have room and, for each, seeks its oldest
+ * due rows through the (webhook_id, next_attempt_at) index, then keeps the oldest `limit` of
+ * those. Test deliveries to disabled endpoints come from a small partial index of their own. So
+ * neither a slow endpoint at its cap nor a disabled one with a long backlog costs the claim
+ * anything. (Measured: the first version scanned all due rows in time order and skipped the
+ * capped endpoint's; with 5,000 queued for one endpoint each claim took 0.5 ms and delivery ran
+ * at a third of this shape's rate.)
  *
  * Why one statement: the claim must be atomic across processes. On PostgreSQL, `FOR UPDATE SKIP
- * LOCKED` in the candidate scan lets concurrent workers each lock a disjoint set without waiting
- * on one another, and the lease columns are written in the same statement; the candidates that
- * were locked but not chosen are free again when the statement commits, a moment later. SQLite
- * has one writer at a time: a single `UPDATE ... RETURNING` opens its write transaction before it
- * reads, so it is atomic by itself, and a second process waits on `busy_timeout` rather than
- * claiming the same rows. Measured on the delivery benchmark: one claim of 64 rows costs well under
- * a millisecond on either database, so batches need no further tuning.
+ * LOCKED` lets concurrent workers each lock a disjoint set without waiting on one another, and
+ * the lease columns are written in the same statement; each endpoint's seek locks no more rows
+ * than this claim can take (its room, at most `limit`), so a concurrent worker does not find rows
+ * locked that nobody takes. SQLite has one writer at a time: a single `UPDATE ... RETURNING` opens
+ * its write transaction before it reads, so it is atomic by itself, and a second process waits on
+ * `busy_timeout` rather than claiming the same rows. SQLite does not allow a LIMIT that depends on
+ * the outer row, so there each endpoint's seek takes up to the cap and a window function trims
+ * it to the endpoint's room.
  */
 export async function claimDeliveries(
   db: Kysely<Database>,
@@ -63,32 +66,58 @@ export async function claimDeliveries(
   const { limit, workerId, now, perEndpointLimit } = options;
   if (limit <= 0) return [];
   const until = now + options.leaseMs;
+  const seek = Math.min(perEndpointLimit, limit);
   // {"<endpoint id>": in-flight count}; read in SQL with a JSON accessor, so the statement text
   // stays the same whatever the number of busy endpoints (one prepared plan).
   const busy = JSON.stringify(Object.fromEntries(options.inFlightByEndpoint ?? []));
 
   if (dialectOf(db) === "postgres") {
     const result = await sql<ClaimedDelivery>`
-      WITH candidates AS (
-        SELECT d.id, d.webhook_id, d.next_attempt_at
+      WITH endpoints AS (
+        SELECT id, room FROM (
+          SELECT w.id, ${perEndpointLimit} - coalesce((${busy}::jsonb ->> w.id::text)::int, 0) AS room
+          FROM webhooks w
+          WHERE w.enabled = 1
+        ) e
+        WHERE room > 0
+      ),
+      seeked AS (
+        SELECT c.id, c.webhook_id, c.next_attempt_at, e.room
+        FROM endpoints e
+        CROSS JOIN LATERAL (
+          SELECT d.id, d.webhook_id, d.next_attempt_at
+          FROM webhook_deliveries d
+          WHERE d.webhook_id = e.id
+            AND d.status IN ('PENDING', 'FAILED')
+            AND d.next_attempt_at <= ${now}
+            AND (d.locked_until IS NULL OR d.locked_until < ${now})
+          ORDER BY d.next_attempt_at
+          LIMIT least(e.room, ${limit})
+          FOR UPDATE SKIP LOCKED
+        ) c
+      ),
+      -- Test deliveries go out even to a disabled endpoint (FOR UPDATE is not allowed inside a
+      -- UNION, hence two CTEs).
+      tests AS (
+        SELECT d.id, d.webhook_id, d.next_attempt_at,
+          ${perEndpointLimit} - coalesce((${busy}::jsonb ->> d.webhook_id::text)::int, 0) AS room
         FROM webhook_deliveries d
-        WHERE d.status IN ('PENDING', 'FAILED')
+        WHERE d.event = 'WEBHOOK_TEST'
+          AND d.status IN ('PENDING', 'FAILED')
           AND d.next_attempt_at <= ${now}
           AND (d.locked_until IS NULL OR d.locked_until < ${now})
-          AND coalesce((${busy}::jsonb ->> d.webhook_id::text)::int, 0) < ${perEndpointLimit}
-          AND EXISTS (
-            SELECT 1 FROM webhooks w
-            WHERE w.id = d.webhook_id AND (w.enabled = 1 OR d.event = 'WEBHOOK_TEST')
-          )
+          AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.enabled = 0)
         ORDER BY d.next_attempt_at
         LIMIT ${limit}
         FOR UPDATE SKIP LOCKED
       ),
+      candidates AS (
+        SELECT * FROM seeked UNION ALL SELECT * FROM tests
+      ),
       chosen AS (
         SELECT id FROM (
-          SELECT c.id, c.next_attempt_at,
-            row_number() OVER (PARTITION BY c.webhook_id ORDER BY c.next_attempt_at, c.id) AS rank,
-            ${perEndpointLimit} - coalesce((${busy}::jsonb ->> c.webhook_id::text)::int, 0) AS room
+          SELECT c.id, c.next_attempt_at, c.room,
+            row_number() OVER (PARTITION BY c.webhook_id ORDER BY c.next_attempt_at, c.id) AS rank
           FROM candidates c
         ) ranked
         WHERE rank <= room
@@ -104,32 +133,53 @@ export async function claimDeliveries(
     return result.rows;
   }
 
+  // CROSS JOIN makes SQLite walk the endpoints and seek each one's rows, instead of scanning the
+  // deliveries and testing each against the correlated list. The two LIMITs are literals: with
+  // both bound as parameters SQLite ran this statement 8x slower (80 us instead of 10 us, same
+  // plan); they are integers computed here, and each batch size is one cached statement.
+  const seekLimit = sql.lit(Math.trunc(seek));
+  const batchLimit = sql.lit(Math.trunc(limit));
   const result = await sql<ClaimedDelivery>`
     UPDATE webhook_deliveries
     SET locked_until = ${until}, locked_by = ${workerId}
     WHERE id IN (
       SELECT id FROM (
-        SELECT c.id, c.next_attempt_at,
-          row_number() OVER (PARTITION BY c.webhook_id ORDER BY c.next_attempt_at, c.id) AS rank,
-          ${perEndpointLimit} - coalesce(json_extract(${busy}, '$."' || c.webhook_id || '"'), 0) AS room
+        SELECT c.id, c.next_attempt_at, c.room,
+          row_number() OVER (PARTITION BY c.webhook_id ORDER BY c.next_attempt_at, c.id) AS rank
         FROM (
-          SELECT d.id, d.webhook_id, d.next_attempt_at
+          SELECT d.id, d.webhook_id, d.next_attempt_at, e.room
+          FROM (
+            SELECT id, room FROM (
+              SELECT w.id,
+                ${perEndpointLimit} - coalesce(json_extract(${busy}, '$."' || w.id || '"'), 0) AS room
+              FROM webhooks w
+              WHERE w.enabled = 1
+            )
+            WHERE room > 0
+          ) e
+          CROSS JOIN webhook_deliveries d ON d.id IN (
+            SELECT x.id FROM webhook_deliveries x
+            WHERE x.webhook_id = e.id
+              AND x.status IN ('PENDING', 'FAILED')
+              AND x.next_attempt_at <= ${now}
+              AND (x.locked_until IS NULL OR x.locked_until < ${now})
+            ORDER BY x.next_attempt_at
+            LIMIT ${seekLimit}
+          )
+          UNION ALL
+          SELECT d.id, d.webhook_id, d.next_attempt_at,
+            ${perEndpointLimit} - coalesce(json_extract(${busy}, '$."' || d.webhook_id || '"'), 0)
           FROM webhook_deliveries d
-          WHERE d.status IN ('PENDING', 'FAILED')
+          WHERE d.event = 'WEBHOOK_TEST'
+            AND d.status IN ('PENDING', 'FAILED')
             AND d.next_attempt_at <= ${now}
             AND (d.locked_until IS NULL OR d.locked_until < ${now})
-            AND coalesce(json_extract(${busy}, '$."' || d.webhook_id || '"'), 0) < ${perEndpointLimit}
-            AND EXISTS (
-              SELECT 1 FROM webhooks w
-              WHERE w.id = d.webhook_id AND (w.enabled = 1 OR d.event = 'WEBHOOK_TEST')
-            )
-          ORDER BY d.next_attempt_at
-          LIMIT ${limit}
+            AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.enabled = 0)
         ) c
       )
       WHERE rank <= room
       ORDER BY next_attempt_at, id
-      LIMIT ${limit}
+      LIMIT ${batchLimit}
     )
     RETURNING id, webhook_id, event, body, status, attempts,
       (SELECT w.url FROM webhooks w WHERE w.id = webhook_deliveries.webhook_id) AS url,
