@@ -2,11 +2,13 @@
  * Delivery benchmark: events committed through the event spine, delivered by the real dispatcher
  * (claim, sign, send, record) to a loopback receiver answering 204.
  *
- *   burst   N events committed as fast as one writer can; deliveries/s from the first commit to
+ *   burst   N events committed as fast as 4 writers can; deliveries/s from the first commit to
  *           the last arrival, and latency from each event's commit to its arrival;
  *   bare    the same receiver hit by a plain undici POST loop at the dispatcher's concurrency:
  *           the practical ceiling on this machine; the burst rate is reported as a share of it;
- *   steady  a fixed 500 events/s for 5 s: latency from commit to arrival (p50/p99).
+ *   steady  a fixed 500 events/s for 5 s: latency from commit to arrival (p50/p99);
+ *   drain   N deliveries queued while no dispatcher ran, then one started: the engine's own rate
+ *           and CPU per delivery, without the producer beside it.
  *
  * Runs on SQLite (a file in a temp dir, as `parley serve` uses it) and on PostgreSQL when
  * PARLEY_TEST_DATABASE_URL or DATABASE_URL is set (in a schema of its own, dropped afterwards).
@@ -34,6 +36,7 @@ import { signPayload } from "../src/webhooks/outbound/sign-payload.js";
 const BURST_EVENTS = Number(process.env.BENCH_DELIVERY_EVENTS ?? 5_000);
 const STEADY_RATE = 500;
 const STEADY_SECONDS = 5;
+const PRODUCERS = 4;
 
 interface Receiver {
   url: string;
@@ -277,11 +280,17 @@ async function benchTarget(target: Target): Promise<void> {
   const base = receiver.count;
   const start = clock();
   const cpuStart = process.cpuUsage();
-  for (let i = 0; i < BURST_EVENTS; i++) {
-    const key = `burst-${i}`;
-    await emit(ctx, key);
-    commits.set(key, clock());
-  }
+  // Several writers, as a server commits events from concurrent requests.
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: PRODUCERS }, async () => {
+      while (next < BURST_EVENTS) {
+        const key = `burst-${next++}`;
+        await emit(ctx, key);
+        commits.set(key, clock());
+      }
+    }),
+  );
   const committed = clock();
   await receiver.waitFor(base + BURST_EVENTS, 120_000);
   const cpu = process.cpuUsage(cpuStart);
@@ -300,18 +309,37 @@ async function benchTarget(target: Target): Promise<void> {
   const total = STEADY_RATE * STEADY_SECONDS;
   const steadyBase = receiver.count;
   const steadyStart = clock();
+  const pending: Array<Promise<void>> = [];
   for (let i = 0; i < total; i++) {
     const due = steadyStart + (i * 1000) / STEADY_RATE;
     const wait = due - clock();
     if (wait > 1) await sleep(wait);
     const key = `steady-${i}`;
-    await emit(ctx, key);
-    steady.set(key, clock());
+    // Each event on its own schedule: a slow commit must not hold back the next one.
+    pending.push(emit(ctx, key).then(() => void steady.set(key, clock())));
   }
+  await Promise.all(pending);
   await receiver.waitFor(steadyBase + total, 60_000);
   const steadyLatency = latencies(steady, receiver.arrivals);
 
   await dispatcher.stop();
+
+  // Drain: a backlog queued while no dispatcher ran, then one started: the engine alone, without
+  // the producer beside it.
+  for (let i = 0; i < BURST_EVENTS; i++) await emit(ctx, `drain-${i}`);
+  const drainer = createDispatcher(
+    ctx,
+    createDeliveryMetrics(ctx.db, createMetrics().registry, ctx.now),
+  );
+  const drainBase = receiver.count;
+  const drainStart = clock();
+  const drainCpu = process.cpuUsage();
+  drainer.start();
+  await receiver.waitFor(drainBase + BURST_EVENTS, 120_000);
+  const drainRate = (BURST_EVENTS / (clock() - drainStart)) * 1000;
+  const drainCpuUsed = process.cpuUsage(drainCpu);
+  const drainCpuPerDelivery = (drainCpuUsed.user + drainCpuUsed.system) / BURST_EVENTS;
+  await drainer.stop();
   await receiver.close();
 
   console.log(`\n${target.name} (one endpoint, ${concurrency} deliveries in flight)`);
@@ -328,6 +356,10 @@ async function benchTarget(target: Target): Promise<void> {
   console.log(
     `  CPU per delivery ${cpuPerDelivery.toFixed(0)} µs (commit included) vs ${bare.cpuMicros.toFixed(0)} µs per bare POST ` +
       `-> ${((bare.cpuMicros / cpuPerDelivery) * 100).toFixed(0)}% (the ratio a busy machine does not skew)`,
+  );
+  console.log(
+    `  drain of ${BURST_EVENTS} queued: ${drainRate.toFixed(0)} deliveries/s, ${drainCpuPerDelivery.toFixed(0)} µs CPU each ` +
+      `-> ${((drainRate / bare.rate) * 100).toFixed(0)}% of the bare rate, ${((bare.cpuMicros / drainCpuPerDelivery) * 100).toFixed(0)}% of its CPU efficiency`,
   );
   console.log(
     `  steady ${STEADY_RATE} events/s for ${STEADY_SECONDS} s: commit -> arrival p50 ${ms(percentile(steadyLatency, 50))}, ` +

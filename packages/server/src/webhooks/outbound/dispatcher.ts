@@ -271,7 +271,7 @@ export function createDispatcher(
     let failures = 0;
     try {
       while (toRecord.length > 0) {
-        const batch = toRecord.splice(0, 500);
+        const batch = toRecord.splice(0, 100);
         try {
           const transitions = await recordAttempts(
             ctx.db,
