@@ -157,7 +157,9 @@ export function createDispatcher(
   }
 
   async function claim(): Promise<void> {
-    const free = concurrency - sending;
+    // Send slots, and backpressure: when recording falls behind (a slow database), stop taking
+    // work rather than pile up finished attempts in memory.
+    const free = Math.min(concurrency - sending, 2 * concurrency - unrecorded.size);
     if (free <= 0) {
       backlog = true;
       return;
@@ -309,6 +311,7 @@ export function createDispatcher(
     } finally {
       recording = false;
     }
+    if (backlog) wake();
     settle();
   }
 
