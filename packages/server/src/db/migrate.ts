@@ -19,7 +19,13 @@ export async function migrate(db: Kysely<Database>): Promise<MigrationResult[]> 
     migrationLockTableName: "parley_migrations_lock",
     ...(migrationTableSchema ? { migrationTableSchema } : {}),
   });
-  const { error, results } = await migrator.migrateToLatest();
-  if (error) throw error instanceof Error ? error : new Error(String(error));
-  return results ?? [];
+  for (let attempt = 1; ; attempt++) {
+    const { error, results } = await migrator.migrateToLatest();
+    if (!error) return results ?? [];
+    // Kysely looks for its tables with a catalog query over every schema; a schema dropped by
+    // someone else at that moment fails it with 3F000 (seen when test suites run side by side).
+    // Nothing was migrated yet: try again.
+    if ((error as { code?: string }).code === "3F000" && attempt < 5) continue;
+    throw error instanceof Error ? error : new Error(String(error));
+  }
 }
