@@ -1,5 +1,4 @@
 import { sql, type Kysely } from "kysely";
-import { dialectOf } from "../../db/dialect.js";
 import type { Database, DeliveryStatus } from "../../db/schema.js";
 import { nextRetryDelay, type RetryPolicy } from "./retry-schedule.js";
 import type { AttemptOutcome } from "./webhook-sender.js";
@@ -38,9 +37,9 @@ export function transitionAfter(
 /**
  * Records attempts and their state transitions. Each delivery's attempt row and its new state are
  * written together, and a batch shares one transaction (one commit for many deliveries is what
- * keeps recording off the critical path under load): the guarded updates first, then one insert
- * of the attempt rows of the deliveries that were updated. On PostgreSQL the updates are a single
- * `UPDATE ... FROM (VALUES ...)`, so a batch costs two round trips whatever its size.
+ * keeps recording off the critical path under load): one guarded `UPDATE ... FROM (VALUES ...)`
+ * for every delivery of the batch, then one insert of the attempt rows of those it updated; two
+ * statements (two round trips on PostgreSQL) whatever the batch size.
  *
  * The update is guarded by `locked_by = workerId`: a worker whose lease ran out and was retaken
  * by another must not overwrite the new owner's state, so it writes nothing. A delivery whose row
@@ -60,44 +59,28 @@ export async function recordAttempts(
     transitionAfter(attempt, outcome.ok, policy, now),
   );
   return db.transaction().execute(async (trx) => {
-    const updated = new Set<number>();
-    if (dialectOf(db) === "postgres") {
-      const rows = sql.join(
-        attempts.map(
-          ({ deliveryId, attempt, outcome }, i) =>
-            sql`(${deliveryId}::bigint, ${next[i]!.status}::varchar, ${attempt}::int, ${next[i]!.nextAttemptAt}::bigint, ${outcome.responseStatus}::int)`,
-        ),
-      );
-      const { rows: ids } = await sql<{ id: number }>`
-        UPDATE webhook_deliveries d
-        SET status = v.status, attempts = v.attempt, next_attempt_at = v.next_attempt_at,
-          last_response_status = v.response_status, updated_at = ${now},
-          locked_until = NULL, locked_by = NULL
-        FROM (VALUES ${rows}) AS v (id, status, attempt, next_attempt_at, response_status)
-        WHERE d.id = v.id AND d.locked_by = ${workerId}
-        RETURNING d.id
-      `.execute(trx);
-      for (const { id } of ids) updated.add(Number(id));
-    } else {
-      for (const [i, { deliveryId, attempt, outcome }] of attempts.entries()) {
-        const row = await trx
-          .updateTable("webhook_deliveries")
-          .set({
-            status: next[i]!.status,
-            attempts: attempt,
-            next_attempt_at: next[i]!.nextAttemptAt,
-            last_response_status: outcome.responseStatus,
-            updated_at: now,
-            locked_until: null,
-            locked_by: null,
-          })
-          .where("id", "=", deliveryId)
-          .where("locked_by", "=", workerId)
-          .returning("id")
-          .executeTakeFirst();
-        if (row) updated.add(deliveryId);
-      }
-    }
+    // One guarded update for the whole batch. Both databases name the columns of a VALUES list
+    // column1, column2, ...; the casts give PostgreSQL the parameter types.
+    const values = sql.join(
+      attempts.map(
+        ({ deliveryId, attempt, outcome }, i) =>
+          sql`(CAST(${deliveryId} AS bigint), CAST(${next[i]!.status} AS varchar(16)), CAST(${attempt} AS integer), CAST(${next[i]!.nextAttemptAt} AS bigint), CAST(${outcome.responseStatus} AS integer))`,
+      ),
+    );
+    const { rows } = await sql<{ id: number }>`
+      UPDATE webhook_deliveries
+      SET status = v.status, attempts = v.attempt, next_attempt_at = v.next_attempt_at,
+        last_response_status = v.response_status, updated_at = ${now},
+        locked_until = NULL, locked_by = NULL
+      FROM (
+        SELECT column1 AS id, column2 AS status, column3 AS attempt, column4 AS next_attempt_at,
+          column5 AS response_status
+        FROM (VALUES ${values}) AS batch
+      ) AS v
+      WHERE webhook_deliveries.id = v.id AND webhook_deliveries.locked_by = ${workerId}
+      RETURNING webhook_deliveries.id
+    `.execute(trx);
+    const updated = new Set(rows.map((row) => Number(row.id)));
     const written = attempts.filter(({ deliveryId }) => updated.has(deliveryId));
     if (written.length > 0) {
       await trx
