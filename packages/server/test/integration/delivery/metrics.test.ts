@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { outcomeKind } from "../../../src/webhooks/outbound/delivery-metrics.js";
+import type { AttemptOutcome } from "../../../src/webhooks/outbound/webhook-sender.js";
 import { DIALECTS } from "../../helpers/dialects.js";
 import { startReceiver, type Receiver } from "../../helpers/receiver.js";
 import { startDeliveryApp, waitFor, type DeliveryApp } from "./delivery-fixture.js";
@@ -84,5 +86,40 @@ describe.each(DIALECTS)("delivery metrics on $name", (dialect) => {
     expect(value(text, "parley_webhook_queue_depth")).toBe(3);
     expect(value(text, "parley_webhook_oldest_due_age_seconds")).toBeGreaterThanOrEqual(90);
     expect(value(text, "parley_webhook_oldest_due_age_seconds")).toBeLessThan(120);
+  });
+});
+
+describe("attempt outcome labels", () => {
+  const failed = (error: string, responseStatus: number | null = null): AttemptOutcome => ({
+    ok: false,
+    startedAt: new Date(),
+    durationMs: 1,
+    responseStatus,
+    responseBody: responseStatus === null ? null : "",
+    error,
+  });
+
+  it("sorts the sender's failures into one label each", () => {
+    expect(outcomeKind({ ...failed(""), ok: true, error: null, responseStatus: 204 })).toBe(
+      "success",
+    );
+    expect(outcomeKind(failed("receiver answered HTTP 503", 503))).toBe("http_error");
+    expect(outcomeKind(failed("receiver answered HTTP 302; redirects are not followed", 302))).toBe(
+      "http_error",
+    );
+    expect(outcomeKind(failed("timed out after 1000 ms waiting for the response"))).toBe("timeout");
+    expect(outcomeKind(failed("timed out after 1000 ms reading the response body", 200))).toBe(
+      "timeout",
+    );
+    expect(outcomeKind(failed("connect timed out after 5000 ms"))).toBe("timeout");
+    expect(outcomeKind(failed("DNS lookup failed for x.invalid: ENOTFOUND"))).toBe("dns_error");
+    expect(outcomeKind(failed("target refused: 10.0.0.1 is a private address"))).toBe("refused");
+    expect(outcomeKind(failed("TLS error: self-signed certificate"))).toBe("tls_error");
+    expect(outcomeKind(failed("connection refused (ECONNREFUSED) to 127.0.0.1:9"))).toBe(
+      "connection_error",
+    );
+    expect(outcomeKind(failed("connection reset (ECONNRESET) to 127.0.0.1:9"))).toBe(
+      "connection_error",
+    );
   });
 });
