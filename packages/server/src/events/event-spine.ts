@@ -67,6 +67,15 @@ export class EventSpine {
     return row.id;
   }
 
+  /**
+   * Tells every process's dispatcher that deliveries may be due (an endpoint was re-enabled):
+   * locally at once, and on PostgreSQL through NOTIFY to the other processes.
+   */
+  async announceDue(db: Kysely<Database>): Promise<void> {
+    await this.notifyInTransaction(db);
+    this.afterCommit([], 1);
+  }
+
   /** Registers a wake-up for deliveries queued by this process; returns the unsubscribe function. */
   onDeliveriesQueued(listener: () => void): () => void {
     this.listeners.add(listener);

@@ -92,9 +92,9 @@ export async function updateEndpoint(
 
   const row = await updateWebhook(ctx.db, id, { ...changes, updated_at: ctx.now() });
   if (!row) throw new AppError("not_found", `no webhook ${id}`);
-  // Deliveries held back while the endpoint was disabled are due now: wake this process's
-  // dispatcher rather than leave them to the next sweep.
-  if (valid.enabled === true) ctx.spine.afterCommit([], 1);
+  // Deliveries held back while the endpoint was disabled are due now: wake the dispatchers (this
+  // process's, and other processes' through NOTIFY) rather than leave them to the next sweep.
+  if (valid.enabled === true) await ctx.spine.announceDue(ctx.db);
   return toWebhookView(row);
 }
 
