@@ -3,7 +3,14 @@ import tseslint from "typescript-eslint";
 
 export default tseslint.config(
   {
-    ignores: ["**/.scratch/**", "**/dist/**", "**/node_modules/**", "**/coverage/**", "**/fixtures/**", "data/**"],
+    ignores: [
+      "**/.scratch/**",
+      "**/dist/**",
+      "**/node_modules/**",
+      "**/coverage/**",
+      "**/fixtures/**",
+      "data/**",
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,
