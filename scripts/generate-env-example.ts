@@ -8,7 +8,9 @@ const lines = [
   "",
 ];
 for (const setting of Object.values(SETTINGS)) {
-  lines.push(`# ${setting.description}${"values" in setting ? ` One of: ${setting.values.join(", ")}.` : ""}`);
+  lines.push(
+    `# ${setting.description}${"values" in setting ? ` One of: ${setting.values.join(", ")}.` : ""}`,
+  );
   lines.push("default" in setting ? `${setting.env}=${setting.default}` : `# ${setting.env}=`);
   lines.push("");
 }

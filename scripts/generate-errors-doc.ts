@@ -9,6 +9,9 @@ const rows = Object.entries(ERROR_CATALOGUE)
   .sort(([a, x], [b, y]) => x.status - y.status || a.localeCompare(b))
   .map(([code, entry]) => `| \`${code}\` | ${entry.status} | ${entry.title} |`);
 const table = ["| code | status | meaning |", "|---|---|---|", ...rows].join("\n");
-const next = text.replace(/(<!-- errors:start -->)[\s\S]*?(<!-- errors:end -->)/, `$1\n${table}\n$2`);
+const next = text.replace(
+  /(<!-- errors:start -->)[\s\S]*?(<!-- errors:end -->)/,
+  `$1\n${table}\n$2`,
+);
 fs.writeFileSync(file, next);
 console.log(`docs/errors.md: ${rows.length} codes`);

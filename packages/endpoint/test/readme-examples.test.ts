@@ -37,7 +37,6 @@ afterAll(async () => {
 
 const token = "t0k3n";
 
-
 describe("README examples", () => {
   it("shows the result of a GET", () => {
     expect(endpoint("GET /rooms/{roomId}/messages", { roomId: 42, limit: 50 })).toEqual({

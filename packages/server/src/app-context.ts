@@ -35,10 +35,16 @@ export interface CreateAppContextOptions {
   now?: () => number;
 }
 
-export async function createAppContext(config: Config, options: CreateAppContextOptions = {}): Promise<AppContext> {
+export async function createAppContext(
+  config: Config,
+  options: CreateAppContextOptions = {},
+): Promise<AppContext> {
   const database =
     options.database ??
-    openDatabase({ databaseUrl: config.databaseUrl, sqlitePath: path.join(config.dataDir, "parley.db") });
+    openDatabase({
+      databaseUrl: config.databaseUrl,
+      sqlitePath: path.join(config.dataDir, "parley.db"),
+    });
   await migrate(database.db);
   const keys = await loadServerKeys(config, database);
   const now = options.now ?? Date.now;
@@ -47,7 +53,11 @@ export async function createAppContext(config: Config, options: CreateAppContext
     database,
     db: database.db,
     dialect: database.dialect,
-    spine: new EventSpine({ dialect: database.dialect, outboundEnabled: config.edition === "enterprise", now }),
+    spine: new EventSpine({
+      dialect: database.dialect,
+      outboundEnabled: config.edition === "enterprise",
+      now,
+    }),
     keys,
     tokens: new TokenService({
       secret: keys.jwtSecret,

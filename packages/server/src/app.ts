@@ -34,10 +34,20 @@ function buildRequestValidator(externalSchemas: unknown, serverOptions: unknown)
   const base = { removeAdditional: false, useDefaults: true, allErrors: false } as const;
   const options = (serverOptions ?? {}) as { customOptions?: object; plugins?: unknown[] };
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  const build = ajvFactory as (schemas: any, options: any) => (route: { httpPart?: string }) => unknown;
-  const forBody = build(externalSchemas, { ...options, customOptions: { ...options.customOptions, ...base, coerceTypes: false } });
-  const forText = build(externalSchemas, { ...options, customOptions: { ...options.customOptions, ...base, coerceTypes: "array" } });
-  return (route: { httpPart?: string }) => (route.httpPart === "body" ? forBody(route) : forText(route));
+  const build = ajvFactory as (
+    schemas: any,
+    options: any,
+  ) => (route: { httpPart?: string }) => unknown;
+  const forBody = build(externalSchemas, {
+    ...options,
+    customOptions: { ...options.customOptions, ...base, coerceTypes: false },
+  });
+  const forText = build(externalSchemas, {
+    ...options,
+    customOptions: { ...options.customOptions, ...base, coerceTypes: "array" },
+  });
+  return (route: { httpPart?: string }) =>
+    route.httpPart === "body" ? forBody(route) : forText(route);
 }
 
 /** Ingest URLs carry their credential in the path: logs show `/ingest/[token]` instead. */
@@ -49,13 +59,20 @@ export function redactUrl(url: string): string {
  * The Fastify app as one function of the context. Every route family is registered here, so this
  * file shows the whole HTTP surface; `server.ts` owns the process around it.
  */
-export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): Promise<FastifyInstance & { metrics: Metrics }> {
+export async function buildApp(
+  ctx: AppContext,
+  options: BuildAppOptions = {},
+): Promise<FastifyInstance & { metrics: Metrics }> {
   const app = Fastify({
     logger: options.logger ?? {
       level: ctx.config.logLevel,
       redact: ["req.headers.authorization"],
       serializers: {
-        req: (req: { method: string; url: string; ip?: string }) => ({ method: req.method, url: redactUrl(req.url), remoteAddress: req.ip }),
+        req: (req: { method: string; url: string; ip?: string }) => ({
+          method: req.method,
+          url: redactUrl(req.url),
+          remoteAddress: req.ip,
+        }),
       },
     },
     schemaController: { compilersFactory: { buildValidator: buildRequestValidator as never } },
@@ -70,9 +87,14 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   const jsonParser = app.getDefaultJsonParser("error", "error");
   app.removeContentTypeParser("application/json");
   app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
-    if (body === "" || (typeof body === "string" && body.trim() === "")) return done(null, undefined);
+    if (body === "" || (typeof body === "string" && body.trim() === ""))
+      return done(null, undefined);
     jsonParser(request, body as string, (error, value) => {
-      if (error) return done(new AppError("invalid_json", `the body is not valid JSON: ${error.message}`), undefined);
+      if (error)
+        return done(
+          new AppError("invalid_json", `the body is not valid JSON: ${error.message}`),
+          undefined,
+        );
       done(null, value);
     });
   });
@@ -96,8 +118,14 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   await app.register(swagger, {
     openapi: {
       openapi: "3.1.0",
-      info: { title: "Parley API", version: "1.0.0", description: "Chat, outbound and inbound webhooks." },
-      components: { securitySchemes: { bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT" } } },
+      info: {
+        title: "Parley API",
+        version: "1.0.0",
+        description: "Chat, outbound and inbound webhooks.",
+      },
+      components: {
+        securitySchemes: { bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT" } },
+      },
     },
   });
   await app.register(swaggerUi, { routePrefix: "/docs" });

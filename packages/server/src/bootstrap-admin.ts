@@ -6,17 +6,30 @@ import { DEFAULT_TOKEN_TTL_SECONDS } from "./chat/users-service.js";
  * First start of an empty install: creates the user `admin` and returns a token for it, so the
  * operator can sign in. Returns undefined when any user exists (or another process won the race).
  */
-export async function bootstrapAdmin(ctx: AppContext): Promise<{ username: string; token: string } | undefined> {
+export async function bootstrapAdmin(
+  ctx: AppContext,
+): Promise<{ username: string; token: string } | undefined> {
   const any = await ctx.db.selectFrom("users").select("id").limit(1).executeTakeFirst();
   if (any) return undefined;
   const now = ctx.now();
   try {
     const user = await ctx.db
       .insertInto("users")
-      .values({ username: "admin", display_name: "Administrator", role: "admin", status: "active", created_at: now, updated_at: now })
+      .values({
+        username: "admin",
+        display_name: "Administrator",
+        role: "admin",
+        status: "active",
+        created_at: now,
+        updated_at: now,
+      })
       .returning(["id", "username"])
       .executeTakeFirstOrThrow();
-    const { token } = await ctx.tokens.issue({ userId: user.id, role: "admin", ttlSeconds: DEFAULT_TOKEN_TTL_SECONDS });
+    const { token } = await ctx.tokens.issue({
+      userId: user.id,
+      role: "admin",
+      ttlSeconds: DEFAULT_TOKEN_TTL_SECONDS,
+    });
     return { username: user.username, token };
   } catch (error) {
     if (isUniqueViolation(error)) return undefined;

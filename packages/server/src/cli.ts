@@ -10,7 +10,10 @@ import path from "node:path";
 // The server (database drivers, Fastify, the engine) loads only for the commands that need it, so
 // `parley webhooks ...` and `parley inbound ...` start quickly.
 const loadServer = () => import("./server.js");
-const loadStorage = async () => ({ ...(await import("./db/migrate.js")), ...(await import("./db/open-database.js")) });
+const loadStorage = async () => ({
+  ...(await import("./db/migrate.js")),
+  ...(await import("./db/open-database.js")),
+});
 
 function fail(message: string): never {
   process.stderr.write(`parley: ${message}\n`);
@@ -31,21 +34,28 @@ function configFrom(options: Record<string, unknown>) {
   }
 }
 
-function withSettingFlags(command: Command, names: readonly SettingName[] = Object.keys(SETTINGS) as SettingName[]): Command {
+function withSettingFlags(
+  command: Command,
+  names: readonly SettingName[] = Object.keys(SETTINGS) as SettingName[],
+): Command {
   for (const name of names) {
     const setting = SETTINGS[name];
     const description = `${setting.description} [env ${setting.env}${"default" in setting ? `, default ${setting.default}` : ""}]`;
     const option =
-      setting.kind === "boolean" ? new Option(`${setting.flag} [value]`, description) : new Option(`${setting.flag} <value>`, description);
+      setting.kind === "boolean"
+        ? new Option(`${setting.flag} [value]`, description)
+        : new Option(`${setting.flag} <value>`, description);
     command.addOption(option);
   }
   return command;
 }
 
-const program = new Command("parley").description("Parley: self-hosted team chat with webhooks").showHelpAfterError();
+const program = new Command("parley")
+  .description("Parley: self-hosted team chat with webhooks")
+  .showHelpAfterError();
 
-withSettingFlags(program.command("serve").description("run the chat service"))
-  .action(async (options: Record<string, unknown>) => {
+withSettingFlags(program.command("serve").description("run the chat service")).action(
+  async (options: Record<string, unknown>) => {
     const config = configFrom(options);
     const { startServer } = await loadServer();
     let server;
@@ -65,57 +75,77 @@ withSettingFlags(program.command("serve").description("run the chat service"))
     };
     process.once("SIGTERM", () => shutdown("SIGTERM"));
     process.once("SIGINT", () => shutdown("SIGINT"));
-  });
+  },
+);
 
-withSettingFlags(program.command("migrate").description("create or update the database schema, then exit"), ["dataDir", "databaseUrl"])
-  .action(async (options: Record<string, unknown>) => {
-    const config = configFrom(options);
-    const { migrate, openDatabase } = await loadStorage();
-    const database = openDatabase({ databaseUrl: config.databaseUrl, sqlitePath: path.join(config.dataDir, "parley.db") });
-    try {
-      const results = await migrate(database.db);
-      const applied = results.filter((result) => result.status === "Success").map((result) => result.migrationName);
-      console.log(applied.length ? `applied: ${applied.join(", ")}` : "the schema is up to date");
-    } finally {
-      await database.close();
-    }
+withSettingFlags(
+  program.command("migrate").description("create or update the database schema, then exit"),
+  ["dataDir", "databaseUrl"],
+).action(async (options: Record<string, unknown>) => {
+  const config = configFrom(options);
+  const { migrate, openDatabase } = await loadStorage();
+  const database = openDatabase({
+    databaseUrl: config.databaseUrl,
+    sqlitePath: path.join(config.dataDir, "parley.db"),
   });
+  try {
+    const results = await migrate(database.db);
+    const applied = results
+      .filter((result) => result.status === "Success")
+      .map((result) => result.migrationName);
+    console.log(applied.length ? `applied: ${applied.join(", ")}` : "the schema is up to date");
+  } finally {
+    await database.close();
+  }
+});
 
 const token = program.command("token").description("bearer tokens");
-withSettingFlags(token.command("create").description("mint a token with the server's key"), ["dataDir", "databaseUrl", "jwtSecret", "secretKey"])
+withSettingFlags(token.command("create").description("mint a token with the server's key"), [
+  "dataDir",
+  "databaseUrl",
+  "jwtSecret",
+  "secretKey",
+])
   .requiredOption("--role <role>", "admin, bot or user")
-  .requiredOption("--subject <username>", "the user the token is for (created with that role if missing)")
+  .requiredOption(
+    "--subject <username>",
+    "the user the token is for (created with that role if missing)",
+  )
   .option("--ttl <duration>", "lifetime: seconds, or 90s, 15m, 12h, 30d", "30d")
-  .action(async (options: Record<string, unknown> & { role: string; subject: string; ttl: string }) => {
-    if (!["admin", "bot", "user"].includes(options.role)) fail(`--role must be admin, bot or user, got "${options.role}"`);
-    const { parseTtl } = await import("./auth/token-service.js");
-    let ttlSeconds: number;
-    try {
-      ttlSeconds = parseTtl(options.ttl);
-    } catch (error) {
-      fail((error as Error).message);
-    }
-    const config = configFrom(options);
-    const { createAppContext } = await import("./app-context.js");
-    const { findUserByUsername, createUser } = await import("./chat/users-service.js");
-    const ctx = await createAppContext(config);
-    try {
-      const role = options.role as "admin" | "bot" | "user";
-      let user = await findUserByUsername(ctx, options.subject);
-      if (!user) {
-        await createUser(ctx, { username: options.subject, role });
-        user = (await findUserByUsername(ctx, options.subject))!;
+  .action(
+    async (options: Record<string, unknown> & { role: string; subject: string; ttl: string }) => {
+      if (!["admin", "bot", "user"].includes(options.role))
+        fail(`--role must be admin, bot or user, got "${options.role}"`);
+      const { parseTtl } = await import("./auth/token-service.js");
+      let ttlSeconds: number;
+      try {
+        ttlSeconds = parseTtl(options.ttl);
+      } catch (error) {
+        fail((error as Error).message);
       }
-      if (user.status !== "active") fail(`user "${user.username}" is ${user.status}`);
-      if (user.role !== role) fail(`user "${user.username}" has the role ${user.role}, not ${role}`);
-      const { token: value } = await ctx.tokens.issue({ userId: user.id, role, ttlSeconds });
-      console.log(value);
-    } catch (error) {
-      fail((error as Error).message);
-    } finally {
-      await ctx.database.close();
-    }
-  });
+      const config = configFrom(options);
+      const { createAppContext } = await import("./app-context.js");
+      const { findUserByUsername, createUser } = await import("./chat/users-service.js");
+      const ctx = await createAppContext(config);
+      try {
+        const role = options.role as "admin" | "bot" | "user";
+        let user = await findUserByUsername(ctx, options.subject);
+        if (!user) {
+          await createUser(ctx, { username: options.subject, role });
+          user = (await findUserByUsername(ctx, options.subject))!;
+        }
+        if (user.status !== "active") fail(`user "${user.username}" is ${user.status}`);
+        if (user.role !== role)
+          fail(`user "${user.username}" has the role ${user.role}, not ${role}`);
+        const { token: value } = await ctx.tokens.issue({ userId: user.id, role, ttlSeconds });
+        console.log(value);
+      } catch (error) {
+        fail((error as Error).message);
+      } finally {
+        await ctx.database.close();
+      }
+    },
+  );
 
 registerWebhooksCommands(program);
 registerInboundCommands(program);

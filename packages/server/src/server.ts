@@ -17,7 +17,10 @@ export interface RunningServer {
  * The process: context (database, keys), the HTTP app, background work, and graceful close
  * (stop accepting, finish in-flight requests and deliveries, close the database).
  */
-export async function startServer(config: Config, print: (line: string) => void = console.log): Promise<RunningServer> {
+export async function startServer(
+  config: Config,
+  print: (line: string) => void = console.log,
+): Promise<RunningServer> {
   const ctx = await createAppContext(config);
   const app = await buildApp(ctx);
   const admin = await bootstrapAdmin(ctx);
@@ -28,7 +31,9 @@ export async function startServer(config: Config, print: (line: string) => void 
   const address = `http://${host}:${port}`;
   const background: BackgroundWork[] = await startBackgroundWork(ctx, app.metrics, app.log);
 
-  print(`Parley is listening on ${address} (${ctx.dialect === "sqlite" ? `SQLite in ${config.dataDir}` : "PostgreSQL"}, ${config.edition} edition)`);
+  print(
+    `Parley is listening on ${address} (${ctx.dialect === "sqlite" ? `SQLite in ${config.dataDir}` : "PostgreSQL"}, ${config.edition} edition)`,
+  );
   print(`Admin UI: ${address}/admin/`);
   print(`API docs: ${address}/docs`);
   if (admin) {

@@ -9,14 +9,22 @@ import "./principal.js";
 const BEARER = { "WWW-Authenticate": 'Bearer realm="parley"' };
 
 function unauthorized(detail: string): AppError {
-  return new AppError("unauthorized", detail, {}, { ...BEARER, "WWW-Authenticate": `Bearer realm="parley", error="invalid_token"` });
+  return new AppError(
+    "unauthorized",
+    detail,
+    {},
+    { ...BEARER, "WWW-Authenticate": `Bearer realm="parley", error="invalid_token"` },
+  );
 }
 
 /**
  * Resolves the bearer token to an active user. The user row is read on every request, so a
  * disabled or deleted user's tokens stop working at once, and the role in force is the stored one.
  */
-export async function authenticateRequest(ctx: AppContext, authorization: string | undefined): Promise<Principal> {
+export async function authenticateRequest(
+  ctx: AppContext,
+  authorization: string | undefined,
+): Promise<Principal> {
   if (!authorization) throw new AppError("unauthorized", "missing bearer token", {}, BEARER);
   const match = /^Bearer\s+([A-Za-z0-9._~+/=-]+)$/i.exec(authorization.trim());
   if (!match) throw unauthorized("Authorization header must be: Bearer <token>");
@@ -30,8 +38,10 @@ export async function authenticateRequest(ctx: AppContext, authorization: string
   const user = verified.external
     ? await query.where("username", "=", verified.subject).executeTakeFirst()
     : await query.where("id", "=", Number(verified.subject)).executeTakeFirst();
-  if (!user || user.status !== "active") throw unauthorized("the token's user is disabled or deleted");
-  if (verified.role !== undefined && verified.role !== user.role) throw unauthorized("the token's role no longer matches the user");
+  if (!user || user.status !== "active")
+    throw unauthorized("the token's user is disabled or deleted");
+  if (verified.role !== undefined && verified.role !== user.role)
+    throw unauthorized("the token's role no longer matches the user");
   return { userId: user.id, username: user.username, role: user.role };
 }
 

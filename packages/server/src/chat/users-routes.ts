@@ -3,7 +3,15 @@ import type { AppContext } from "../app-context.js";
 import { requireRole } from "../auth/require-role.js";
 import { listQuerySchema } from "../http/pagination.js";
 import { authErrors, idParams, listOf, problemSchema, timestamp } from "../http/schemas.js";
-import { createUser, deleteUser, disableUser, getActiveUser, issueUserToken, listUsers, toUserView } from "./users-service.js";
+import {
+  createUser,
+  deleteUser,
+  disableUser,
+  getActiveUser,
+  issueUserToken,
+  listUsers,
+  toUserView,
+} from "./users-service.js";
 
 const user = {
   type: "object",
@@ -67,7 +75,13 @@ export const usersRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, 
     "/api/admin/users/:id",
     {
       preHandler: admin,
-      schema: { tags, security, summary: "Get a user", params: idParams, response: { 200: user, 404: problemSchema, ...authErrors } },
+      schema: {
+        tags,
+        security,
+        summary: "Get a user",
+        params: idParams,
+        response: { 200: user, 404: problemSchema, ...authErrors },
+      },
     },
     async (request) => toUserView(await getActiveUser(ctx, request.params.id)),
   );
@@ -87,21 +101,32 @@ export const usersRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, 
           properties: { ttlSeconds: { type: "integer", minimum: 60, maximum: 366 * 24 * 3600 } },
         },
         response: {
-          201: { type: "object", properties: { token: { type: "string" }, expiresAt: timestamp }, required: ["token", "expiresAt"] },
+          201: {
+            type: "object",
+            properties: { token: { type: "string" }, expiresAt: timestamp },
+            required: ["token", "expiresAt"],
+          },
           400: problemSchema,
           404: problemSchema,
           ...authErrors,
         },
       },
     },
-    async (request, reply) => reply.code(201).send(await issueUserToken(ctx, request.params.id, request.body?.ttlSeconds)),
+    async (request, reply) =>
+      reply.code(201).send(await issueUserToken(ctx, request.params.id, request.body?.ttlSeconds)),
   );
 
   app.post<{ Params: { id: number } }>(
     "/api/admin/users/:id/disable",
     {
       preHandler: admin,
-      schema: { tags, security, summary: "Disable a user (fires ADMIN_USER_DISABLED)", params: idParams, response: { 200: user, 404: problemSchema, ...authErrors } },
+      schema: {
+        tags,
+        security,
+        summary: "Disable a user (fires ADMIN_USER_DISABLED)",
+        params: idParams,
+        response: { 200: user, 404: problemSchema, ...authErrors },
+      },
     },
     async (request) => disableUser(ctx, request.principal, request.params.id),
   );
@@ -110,7 +135,13 @@ export const usersRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, 
     "/api/admin/users/:id",
     {
       preHandler: admin,
-      schema: { tags, security, summary: "Delete a user (fires ADMIN_USER_DELETED)", params: idParams, response: { 204: { type: "null" }, 404: problemSchema, ...authErrors } },
+      schema: {
+        tags,
+        security,
+        summary: "Delete a user (fires ADMIN_USER_DELETED)",
+        params: idParams,
+        response: { 204: { type: "null" }, 404: problemSchema, ...authErrors },
+      },
     },
     async (request, reply) => {
       await deleteUser(ctx, request.principal, request.params.id);

@@ -50,14 +50,23 @@ export async function createUser(
       .executeTakeFirstOrThrow();
     return toUserView(row);
   } catch (error) {
-    if (isUniqueViolation(error)) throw new AppError("username_taken", `the username "${input.username}" is taken`);
+    if (isUniqueViolation(error))
+      throw new AppError("username_taken", `the username "${input.username}" is taken`);
     throw error;
   }
 }
 
-export async function listUsers(ctx: AppContext, query: { limit: number; cursor?: string | undefined }): Promise<Page<UserView>> {
+export async function listUsers(
+  ctx: AppContext,
+  query: { limit: number; cursor?: string | undefined },
+): Promise<Page<UserView>> {
   const after = decodeCursor(query.cursor);
-  let select = ctx.db.selectFrom("users").selectAll().where("status", "!=", "deleted").orderBy("id", "asc").limit(query.limit + 1);
+  let select = ctx.db
+    .selectFrom("users")
+    .selectAll()
+    .where("status", "!=", "deleted")
+    .orderBy("id", "asc")
+    .limit(query.limit + 1);
   if (after !== undefined) select = select.where("id", ">", after);
   return toPage(await select.execute(), query.limit, toUserView);
 }
@@ -68,7 +77,10 @@ export async function getActiveUser(ctx: AppContext, id: number): Promise<Select
   return row;
 }
 
-export async function findUserByUsername(ctx: AppContext, username: string): Promise<Selectable<UsersTable> | undefined> {
+export async function findUserByUsername(
+  ctx: AppContext,
+  username: string,
+): Promise<Selectable<UsersTable> | undefined> {
   return ctx.db.selectFrom("users").selectAll().where("username", "=", username).executeTakeFirst();
 }
 
@@ -79,14 +91,26 @@ export async function issueUserToken(
 ): Promise<{ token: string; expiresAt: string }> {
   const user = await getActiveUser(ctx, id);
   if (user.status !== "active") throw new AppError("not_found", `user ${id} is disabled`);
-  const { token, expiresAt } = await ctx.tokens.issue({ userId: user.id, role: user.role, ttlSeconds });
+  const { token, expiresAt } = await ctx.tokens.issue({
+    userId: user.id,
+    role: user.role,
+    ttlSeconds,
+  });
   return { token, expiresAt: isoTime(expiresAt) };
 }
 
 /** Disables an account (its tokens stop working) and fires ADMIN_USER_DISABLED once. */
-export async function disableUser(ctx: AppContext, actor: Principal, id: number): Promise<UserView> {
+export async function disableUser(
+  ctx: AppContext,
+  actor: Principal,
+  id: number,
+): Promise<UserView> {
   return inTransaction(ctx, async (tx) => {
-    const user = await tx.db.selectFrom("users").selectAll().where("id", "=", id).executeTakeFirst();
+    const user = await tx.db
+      .selectFrom("users")
+      .selectAll()
+      .where("id", "=", id)
+      .executeTakeFirst();
     if (!user || user.status === "deleted") throw new AppError("not_found", `no user ${id}`);
     if (user.status === "disabled") return toUserView(user);
     const row = await tx.db
@@ -95,7 +119,10 @@ export async function disableUser(ctx: AppContext, actor: Principal, id: number)
       .where("id", "=", id)
       .returningAll()
       .executeTakeFirstOrThrow();
-    await tx.emit("ADMIN_USER_DISABLED", eventData.adminUserAction({ username: user.username, adminActor: actor.username }));
+    await tx.emit(
+      "ADMIN_USER_DISABLED",
+      eventData.adminUserAction({ username: user.username, adminActor: actor.username }),
+    );
     return toUserView(row);
   });
 }
@@ -106,10 +133,21 @@ export async function disableUser(ctx: AppContext, actor: Principal, id: number)
  */
 export async function deleteUser(ctx: AppContext, actor: Principal, id: number): Promise<void> {
   await inTransaction(ctx, async (tx) => {
-    const user = await tx.db.selectFrom("users").selectAll().where("id", "=", id).executeTakeFirst();
+    const user = await tx.db
+      .selectFrom("users")
+      .selectAll()
+      .where("id", "=", id)
+      .executeTakeFirst();
     if (!user || user.status === "deleted") throw new AppError("not_found", `no user ${id}`);
-    await tx.db.updateTable("users").set({ status: "deleted", updated_at: ctx.now() }).where("id", "=", id).execute();
+    await tx.db
+      .updateTable("users")
+      .set({ status: "deleted", updated_at: ctx.now() })
+      .where("id", "=", id)
+      .execute();
     await tx.db.deleteFrom("room_members").where("user_id", "=", id).execute();
-    await tx.emit("ADMIN_USER_DELETED", eventData.adminUserAction({ username: user.username, adminActor: actor.username }));
+    await tx.emit(
+      "ADMIN_USER_DELETED",
+      eventData.adminUserAction({ username: user.username, adminActor: actor.username }),
+    );
   });
 }

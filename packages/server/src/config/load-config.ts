@@ -56,10 +56,15 @@ const WINDOW_UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000 
 
 export function parseRate(variable: string, text: string): RateLimit {
   const match = /^(\d+)\s*\/\s*(\d*)\s*(s|m|h)$/.exec(text.trim());
-  if (!match) throw new ConfigError(variable, `expected N/<window> such as 60/1m, 10/30s or 1000/1h, got "${text}"`);
+  if (!match)
+    throw new ConfigError(
+      variable,
+      `expected N/<window> such as 60/1m, 10/30s or 1000/1h, got "${text}"`,
+    );
   const max = Number(match[1]);
   const count = match[2] === "" ? 1 : Number(match[2]);
-  if (max < 1 || count < 1) throw new ConfigError(variable, `limit and window must be positive, got "${text}"`);
+  if (max < 1 || count < 1)
+    throw new ConfigError(variable, `limit and window must be positive, got "${text}"`);
   return { max, windowMs: count * WINDOW_UNITS[match[3]!]!, text: text.trim() };
 }
 
@@ -87,7 +92,8 @@ function parseValue(name: SettingName, setting: Setting, raw: string): unknown {
     }
     case "number": {
       const value = Number(raw);
-      if (raw.trim() === "" || !Number.isFinite(value)) throw new ConfigError(variable, `expected a number, got "${raw}"`);
+      if (raw.trim() === "" || !Number.isFinite(value))
+        throw new ConfigError(variable, `expected a number, got "${raw}"`);
       return value;
     }
     case "boolean": {
@@ -108,19 +114,29 @@ function parseValue(name: SettingName, setting: Setting, raw: string): unknown {
       return parseRate(variable, raw);
     case "enum":
       if (!setting.values!.includes(raw)) {
-        throw new ConfigError(variable, `expected one of ${setting.values!.join(", ")}, got "${raw}"`);
+        throw new ConfigError(
+          variable,
+          `expected one of ${setting.values!.join(", ")}, got "${raw}"`,
+        );
       }
       return raw;
   }
 }
 
 /** Reads every setting from flags (first), then the environment, then the default. Throws ConfigError. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: ConfigOverrides = {}): Config {
+export function loadConfig(
+  env: NodeJS.ProcessEnv = process.env,
+  overrides: ConfigOverrides = {},
+): Config {
   const out: Record<string, unknown> = {};
   for (const [name, setting] of Object.entries(SETTINGS) as [SettingName, Setting][]) {
     const fromFlag = overrides[name];
     const raw =
-      fromFlag !== undefined ? String(fromFlag) : env[setting.env] !== undefined && env[setting.env] !== "" ? env[setting.env] : setting.default;
+      fromFlag !== undefined
+        ? String(fromFlag)
+        : env[setting.env] !== undefined && env[setting.env] !== ""
+          ? env[setting.env]
+          : setting.default;
     out[name] = raw === undefined ? undefined : parseValue(name, setting, raw);
   }
   const config = out as unknown as Config;
@@ -130,15 +146,26 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
   }
   if (config.publicBaseUrl) config.publicBaseUrl = config.publicBaseUrl.replace(/\/+$/, "");
   if (config.webhookBackoffMaxMs < config.webhookBackoffBaseMs) {
-    throw new ConfigError("PARLEY_WEBHOOK_BACKOFF_MAX_MS", "must not be below PARLEY_WEBHOOK_BACKOFF_BASE_MS");
+    throw new ConfigError(
+      "PARLEY_WEBHOOK_BACKOFF_MAX_MS",
+      "must not be below PARLEY_WEBHOOK_BACKOFF_BASE_MS",
+    );
   }
   if (config.moderationProvider === "http" && !config.moderationUrl) {
-    throw new ConfigError("PARLEY_MODERATION_URL", "is required when PARLEY_MODERATION_PROVIDER=http");
+    throw new ConfigError(
+      "PARLEY_MODERATION_URL",
+      "is required when PARLEY_MODERATION_PROVIDER=http",
+    );
   }
-  if (
-    !(config.moderationFlagThreshold > 0 && config.moderationFlagThreshold <= config.moderationQuarantineThreshold && config.moderationQuarantineThreshold <= 1)
-  ) {
-    throw new ConfigError("PARLEY_MODERATION_FLAG_THRESHOLD", "thresholds must satisfy 0 < flag <= quarantine <= 1");
+  if (!(
+    config.moderationFlagThreshold > 0 &&
+    config.moderationFlagThreshold <= config.moderationQuarantineThreshold &&
+    config.moderationQuarantineThreshold <= 1
+  )) {
+    throw new ConfigError(
+      "PARLEY_MODERATION_FLAG_THRESHOLD",
+      "thresholds must satisfy 0 < flag <= quarantine <= 1",
+    );
   }
   if (config.jwtSecret !== undefined && config.jwtSecret.length < 32) {
     throw new ConfigError("PARLEY_JWT_SECRET", "must be at least 32 characters");

@@ -17,13 +17,20 @@ export interface ServerKeys {
  * With PostgreSQL, processes on different hosts share no data dir, so generated keys are kept in
  * the database (`server_keys`), and every process reads the same ones.
  */
-export async function loadServerKeys(config: Config, database: ParleyDatabase): Promise<ServerKeys> {
+export async function loadServerKeys(
+  config: Config,
+  database: ParleyDatabase,
+): Promise<ServerKeys> {
   const jwt = config.jwtSecret ?? (await generatedKey(config, database, "jwt-secret"));
   const secret = config.secretKey ?? (await generatedKey(config, database, "secret-key"));
   return { jwtSecret: new TextEncoder().encode(jwt), secretKey: Buffer.from(secret, "hex") };
 }
 
-async function generatedKey(config: Config, database: ParleyDatabase, name: string): Promise<string> {
+async function generatedKey(
+  config: Config,
+  database: ParleyDatabase,
+  name: string,
+): Promise<string> {
   const fresh = crypto.randomBytes(32).toString("hex");
   if (database.dialect === "sqlite") {
     const file = path.join(config.dataDir, name);
@@ -41,6 +48,10 @@ async function generatedKey(config: Config, database: ParleyDatabase, name: stri
     .values({ name, value: fresh, created_at: Date.now() })
     .onConflict((oc) => oc.column("name").doNothing())
     .execute();
-  const row = await database.db.selectFrom("server_keys").select("value").where("name", "=", name).executeTakeFirstOrThrow();
+  const row = await database.db
+    .selectFrom("server_keys")
+    .select("value")
+    .where("name", "=", name)
+    .executeTakeFirstOrThrow();
   return row.value;
 }

@@ -24,7 +24,11 @@ export function idColumnType(dialect: DialectName): "integer" | "bigserial" {
 export function isUniqueViolation(error: unknown): boolean {
   if (typeof error !== "object" || error === null) return false;
   const code = (error as { code?: unknown }).code;
-  return code === "23505" || code === "SQLITE_CONSTRAINT_UNIQUE" || code === "SQLITE_CONSTRAINT_PRIMARYKEY";
+  return (
+    code === "23505" ||
+    code === "SQLITE_CONSTRAINT_UNIQUE" ||
+    code === "SQLITE_CONSTRAINT_PRIMARYKEY"
+  );
 }
 
 /** True for a foreign-key violation on either database (23503 / SQLITE_CONSTRAINT_FOREIGNKEY). */

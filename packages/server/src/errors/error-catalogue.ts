@@ -11,9 +11,15 @@ export const ERROR_CATALOGUE = {
   invalid_name: { status: 400, title: "The name is empty or longer than 200 characters" },
   invalid_url: { status: 400, title: "The URL is not an absolute URL" },
   url_scheme_not_allowed: { status: 400, title: "The URL must use https" },
-  url_host_not_allowed: { status: 400, title: "The URL points at a loopback, private or otherwise refused address" },
+  url_host_not_allowed: {
+    status: 400,
+    title: "The URL points at a loopback, private or otherwise refused address",
+  },
   invalid_secret: { status: 400, title: "The secret must be 16 to 1024 characters" },
-  invalid_events: { status: 400, title: "Events must be a non-empty list of known event names without duplicates" },
+  invalid_events: {
+    status: 400,
+    title: "Events must be a non-empty list of known event names without duplicates",
+  },
   content_required: { status: 400, title: "content is required" },
   content_too_large: { status: 400, title: "content is larger than 16384 UTF-8 bytes" },
   invalid_content_format: { status: 400, title: "contentFormat must be markdown or html" },

@@ -140,7 +140,11 @@ export const eventData = {
   roomMembership(input: { roomId: number; username: string }): RoomMembershipData {
     return { roomId: input.roomId, username: input.username };
   },
-  roomCreated(input: { roomId: number; createdBy: string; convertedFromDm?: boolean }): RoomCreatedData {
+  roomCreated(input: {
+    roomId: number;
+    createdBy: string;
+    convertedFromDm?: boolean;
+  }): RoomCreatedData {
     const data: RoomCreatedData = { roomId: input.roomId, createdBy: input.createdBy };
     if (input.convertedFromDm) data.convertedFromDm = true;
     return data;
@@ -158,7 +162,9 @@ export const eventData = {
       uploadedBy: input.uploadedBy,
     };
   },
-  fileInfectionDetected(input: Omit<FileInfectionDetectedData, "scannedAt" | "action"> & { scannedAt: number }): FileInfectionDetectedData {
+  fileInfectionDetected(
+    input: Omit<FileInfectionDetectedData, "scannedAt" | "action"> & { scannedAt: number },
+  ): FileInfectionDetectedData {
     return {
       roomId: input.roomId,
       fileName: input.fileName,
@@ -193,7 +199,8 @@ export const eventData = {
       status: input.status,
       occurredAt: isoTime(input.occurredAt),
     };
-    if (publicBaseUrl) data.moderationQueueUrl = `${publicBaseUrl}/admin/moderation/${input.flaggedMessageId}`;
+    if (publicBaseUrl)
+      data.moderationQueueUrl = `${publicBaseUrl}/admin/moderation/${input.flaggedMessageId}`;
     return data;
   },
   webhookTest(input: WebhookTestData): WebhookTestData {

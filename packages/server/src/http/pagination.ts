@@ -27,8 +27,15 @@ export function decodeCursor(cursor: string | undefined): number | undefined {
 }
 
 /** Rows were fetched with limit + 1: the extra row only tells whether another page exists. */
-export function toPage<R extends { id: number }, T>(rows: R[], limit: number, map: (row: R) => T): Page<T> {
+export function toPage<R extends { id: number }, T>(
+  rows: R[],
+  limit: number,
+  map: (row: R) => T,
+): Page<T> {
   const more = rows.length > limit;
   const pageRows = more ? rows.slice(0, limit) : rows;
-  return { items: pageRows.map(map), nextCursor: more ? encodeCursor(pageRows[pageRows.length - 1]!.id) : null };
+  return {
+    items: pageRows.map(map),
+    nextCursor: more ? encodeCursor(pageRows[pageRows.length - 1]!.id) : null,
+  };
 }

@@ -5,20 +5,33 @@ import { AppError } from "../errors/app-error.js";
 import type { Metrics } from "./metrics.js";
 
 /** Health, readiness and Prometheus metrics. */
-export const operationsRoutes: FastifyPluginAsync<{ ctx: AppContext; metrics: Metrics }> = async (app, { ctx, metrics }) => {
+export const operationsRoutes: FastifyPluginAsync<{ ctx: AppContext; metrics: Metrics }> = async (
+  app,
+  { ctx, metrics },
+) => {
   const status = {
     type: "object",
     properties: { status: { type: "string" } },
     required: ["status"],
   } as const;
 
-  app.get("/healthz", { schema: { tags: ["operations"], summary: "The process is up", response: { 200: status } } }, async () => ({
-    status: "ok",
-  }));
+  app.get(
+    "/healthz",
+    { schema: { tags: ["operations"], summary: "The process is up", response: { 200: status } } },
+    async () => ({
+      status: "ok",
+    }),
+  );
 
   app.get(
     "/readyz",
-    { schema: { tags: ["operations"], summary: "The database is reachable", response: { 200: status } } },
+    {
+      schema: {
+        tags: ["operations"],
+        summary: "The database is reachable",
+        response: { 200: status },
+      },
+    },
     async () => {
       try {
         await sql`select 1`.execute(ctx.db);
@@ -29,8 +42,12 @@ export const operationsRoutes: FastifyPluginAsync<{ ctx: AppContext; metrics: Me
     },
   );
 
-  app.get("/metrics", { schema: { tags: ["operations"], summary: "Prometheus metrics", hide: true } }, async (_request, reply) => {
-    reply.type(metrics.registry.contentType);
-    return metrics.registry.metrics();
-  });
+  app.get(
+    "/metrics",
+    { schema: { tags: ["operations"], summary: "Prometheus metrics", hide: true } },
+    async (_request, reply) => {
+      reply.type(metrics.registry.contentType);
+      return metrics.registry.metrics();
+    },
+  );
 };

@@ -18,11 +18,15 @@ function validationError(error: FastifyError): AppError {
   const field = [where, ...first.instancePath.split("/").filter(Boolean)].join(".");
   if (first.keyword === "additionalProperties") {
     const extra = String(first.params.additionalProperty);
-    return new AppError("unknown_field", `${field}.${extra} is not a field of this request`, { field: `${field}.${extra}` });
+    return new AppError("unknown_field", `${field}.${extra} is not a field of this request`, {
+      field: `${field}.${extra}`,
+    });
   }
   if (first.keyword === "required") {
     const missing = String(first.params.missingProperty);
-    return new AppError("validation_failed", `${field}.${missing} is required`, { field: `${field}.${missing}` });
+    return new AppError("validation_failed", `${field}.${missing} is required`, {
+      field: `${field}.${missing}`,
+    });
   }
   return new AppError("validation_failed", `${field} ${first.message ?? "is invalid"}`, { field });
 }
@@ -37,11 +41,15 @@ function toAppError(error: FastifyError): AppError | undefined {
     case "FST_ERR_CTP_EMPTY_JSON_BODY":
       return new AppError("invalid_json", error.message);
     case "FST_ERR_CTP_BODY_TOO_LARGE":
-      return new AppError("body_too_large", "the request body is larger than this endpoint accepts");
+      return new AppError(
+        "body_too_large",
+        "the request body is larger than this endpoint accepts",
+      );
     case "FST_ERR_CTP_INVALID_CONTENT_LENGTH":
       return new AppError("validation_failed", "Content-Length does not match the body");
   }
-  if (error instanceof SyntaxError && error.statusCode === 400) return new AppError("invalid_json", error.message);
+  if (error instanceof SyntaxError && error.statusCode === 400)
+    return new AppError("invalid_json", error.message);
   return undefined;
 }
 
@@ -49,7 +57,8 @@ function toAppError(error: FastifyError): AppError | undefined {
 export const problemDetails = fp(async function problemDetails(app: FastifyInstance) {
   app.setErrorHandler(async (error: FastifyError, request, reply) => {
     const known = toAppError(error);
-    if (!known && (error.statusCode ?? 500) >= 500) request.log.error({ err: error }, "request failed");
+    if (!known && (error.statusCode ?? 500) >= 500)
+      request.log.error({ err: error }, "request failed");
     const appError =
       known ??
       (error.statusCode === 429
@@ -62,7 +71,9 @@ export const problemDetails = fp(async function problemDetails(app: FastifyInsta
   });
 
   app.setNotFoundHandler(async (request, reply) => {
-    const problem = toProblem(new AppError("route_not_found", `no route ${request.method} ${request.url.split("?")[0]}`));
+    const problem = toProblem(
+      new AppError("route_not_found", `no route ${request.method} ${request.url.split("?")[0]}`),
+    );
     return reply.code(404).type("application/problem+json").send(problem);
   });
 });

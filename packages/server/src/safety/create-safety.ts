@@ -22,17 +22,27 @@ export function createSafety(config: Config): Safety {
   if (enterprise) {
     scanner = config.clamavUrl
       ? createClamAvScanner({ url: config.clamavUrl })
-      : createBuiltinScanner(config.avBlocklistFile ? { sha256Blocklist: loadSha256Blocklist(config.avBlocklistFile) } : {});
+      : createBuiltinScanner(
+          config.avBlocklistFile
+            ? { sha256Blocklist: loadSha256Blocklist(config.avBlocklistFile) }
+            : {},
+        );
   }
   let classifier: ModerationClassifier | null = null;
   if (enterprise && config.moderationProvider === "local") classifier = createLocalClassifier();
   if (enterprise && config.moderationProvider === "http") {
-    classifier = createHttpClassifier({ url: config.moderationUrl!, ...(config.moderationApiKey ? { apiKey: config.moderationApiKey } : {}) });
+    classifier = createHttpClassifier({
+      url: config.moderationUrl!,
+      ...(config.moderationApiKey ? { apiKey: config.moderationApiKey } : {}),
+    });
   }
   return {
     dlp: loadDlpPolicy(config.dlpPolicyFile),
     scanner,
     classifier,
-    thresholds: { flag: config.moderationFlagThreshold, quarantine: config.moderationQuarantineThreshold },
+    thresholds: {
+      flag: config.moderationFlagThreshold,
+      quarantine: config.moderationQuarantineThreshold,
+    },
   };
 }

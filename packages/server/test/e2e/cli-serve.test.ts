@@ -18,12 +18,21 @@ function tempDir(): string {
 }
 
 function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, PARLEY_LOG_LEVEL: "warn" };
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    PARLEY_LOG_LEVEL: "warn",
+  };
   return { ...env, ...extra };
 }
 
 /** Starts `parley serve` and resolves once it printed its address (and the admin token, if any). */
-function serve(env: Record<string, string>): Promise<{ child: ChildProcessWithoutNullStreams; address: string; token?: string; output: () => string }> {
+function serve(env: Record<string, string>): Promise<{
+  child: ChildProcessWithoutNullStreams;
+  address: string;
+  token?: string;
+  output: () => string;
+}> {
   const child = spawn(process.execPath, [CLI, "serve", "--port", "0"], { env: cleanEnv(env) });
   children.push(child);
   let out = "";
@@ -33,7 +42,10 @@ function serve(env: Record<string, string>): Promise<{ child: ChildProcessWithou
       out += chunk.toString();
       const address = /listening on (http:\/\/\S+)/.exec(out)?.[1];
       const token = /Admin token: (\S+)/.exec(out)?.[1];
-      const done = address && (token || /API docs:/.test(out)) && (token || !/Created the first admin/.test(out));
+      const done =
+        address &&
+        (token || /API docs:/.test(out)) &&
+        (token || !/Created the first admin/.test(out));
       if (done) {
         clearTimeout(timer);
         resolve({ child, address, ...(token ? { token } : {}), output: () => out });
@@ -66,10 +78,14 @@ describe("parley serve", () => {
 
     const health = await fetch(`${server.address}/healthz`);
     expect(health.status).toBe(200);
-    const users = await fetch(`${server.address}/api/admin/users`, { headers: { authorization: `Bearer ${server.token}` } });
+    const users = await fetch(`${server.address}/api/admin/users`, {
+      headers: { authorization: `Bearer ${server.token}` },
+    });
     expect(users.status).toBe(200);
     const body = (await users.json()) as { items: Array<{ username: string; role: string }> };
-    expect(body.items).toContainEqual(expect.objectContaining({ username: "admin", role: "admin" }));
+    expect(body.items).toContainEqual(
+      expect.objectContaining({ username: "admin", role: "admin" }),
+    );
 
     server.child.kill("SIGTERM");
     expect(await exited(server.child)).toBe(0);
@@ -77,7 +93,9 @@ describe("parley serve", () => {
     // Second start on the same data: no new admin, no token printed, the old token still works.
     const again = await serve({ PARLEY_DATA_DIR: dataDir });
     expect(again.token).toBeUndefined();
-    const still = await fetch(`${again.address}/api/admin/users`, { headers: { authorization: `Bearer ${server.token}` } });
+    const still = await fetch(`${again.address}/api/admin/users`, {
+      headers: { authorization: `Bearer ${server.token}` },
+    });
     expect(still.status).toBe(200);
   });
 
@@ -95,23 +113,33 @@ describe("parley serve", () => {
   it("mints tokens with `parley token create` that the server accepts", async () => {
     const dataDir = tempDir();
     const server = await serve({ PARLEY_DATA_DIR: dataDir });
-    const minted = spawnSync(process.execPath, [CLI, "token", "create", "--role", "bot", "--subject", "ci-bot", "--ttl", "1h"], {
-      env: cleanEnv({ PARLEY_DATA_DIR: dataDir }),
-      encoding: "utf8",
-      timeout: 20_000,
-    });
+    const minted = spawnSync(
+      process.execPath,
+      [CLI, "token", "create", "--role", "bot", "--subject", "ci-bot", "--ttl", "1h"],
+      {
+        env: cleanEnv({ PARLEY_DATA_DIR: dataDir }),
+        encoding: "utf8",
+        timeout: 20_000,
+      },
+    );
     expect(minted.status, minted.stderr).toBe(0);
     const token = minted.stdout.trim();
     expect(token.split(".")).toHaveLength(3);
     // A bot token is valid but not an admin: 403, not 401.
-    const res = await fetch(`${server.address}/api/admin/users`, { headers: { authorization: `Bearer ${token}` } });
+    const res = await fetch(`${server.address}/api/admin/users`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(res.status).toBe(403);
 
-    const wrongRole = spawnSync(process.execPath, [CLI, "token", "create", "--role", "admin", "--subject", "ci-bot"], {
-      env: cleanEnv({ PARLEY_DATA_DIR: dataDir }),
-      encoding: "utf8",
-      timeout: 20_000,
-    });
+    const wrongRole = spawnSync(
+      process.execPath,
+      [CLI, "token", "create", "--role", "admin", "--subject", "ci-bot"],
+      {
+        env: cleanEnv({ PARLEY_DATA_DIR: dataDir }),
+        encoding: "utf8",
+        timeout: 20_000,
+      },
+    );
     expect(wrongRole.status).toBe(1);
     expect(wrongRole.stderr).toContain("has the role bot");
   });

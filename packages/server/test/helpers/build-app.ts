@@ -33,7 +33,10 @@ let counter = 0;
  * A real app (real database of the given dialect, real auth) for app.inject() or listen(), with an
  * admin ready. Defaults suit tests: silent logs, http and private receivers allowed.
  */
-export async function createTestApp(dialect: TestDialect = DIALECTS[0]!, overrides: ConfigOverrides = {}): Promise<TestApp> {
+export async function createTestApp(
+  dialect: TestDialect = DIALECTS[0]!,
+  overrides: ConfigOverrides = {},
+): Promise<TestApp> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "parley-test-"));
   const testDb = await dialect.open();
   const config = loadConfig(
@@ -55,11 +58,23 @@ export async function createTestApp(dialect: TestDialect = DIALECTS[0]!, overrid
     const name = username ?? `${role}${++counter}`;
     const row = await ctx.db
       .insertInto("users")
-      .values({ username: name, display_name: name, role, status: "active", created_at: now, updated_at: now })
+      .values({
+        username: name,
+        display_name: name,
+        role,
+        status: "active",
+        created_at: now,
+        updated_at: now,
+      })
       .returning(["id", "username"])
       .executeTakeFirstOrThrow();
     const { token } = await ctx.tokens.issue({ userId: row.id, role, ttlSeconds: 3600 });
-    return { id: row.id, username: row.username, token, headers: { authorization: `Bearer ${token}` } };
+    return {
+      id: row.id,
+      username: row.username,
+      token,
+      headers: { authorization: `Bearer ${token}` },
+    };
   };
   const admin = await user("admin", "admin");
 

@@ -19,7 +19,12 @@ describe.each(DIALECTS)("users on $name", (dialect) => {
       payload: { username: "alice", displayName: "Alice", role: "user" },
     });
     expect(res.statusCode).toBe(201);
-    expect(res.json()).toMatchObject({ username: "alice", displayName: "Alice", role: "user", status: "active" });
+    expect(res.json()).toMatchObject({
+      username: "alice",
+      displayName: "Alice",
+      role: "user",
+      status: "active",
+    });
     expect(res.json().createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   });
 
@@ -97,7 +102,12 @@ describe.each(DIALECTS)("users on $name", (dialect) => {
       payload: { username: "bot-1", role: "bot" },
     });
     const id = created.json().id;
-    const issued = await t.app.inject({ method: "POST", url: `/api/admin/users/${id}/tokens`, headers: t.admin.headers, payload: { ttlSeconds: 600 } });
+    const issued = await t.app.inject({
+      method: "POST",
+      url: `/api/admin/users/${id}/tokens`,
+      headers: t.admin.headers,
+      payload: { ttlSeconds: 600 },
+    });
     expect(issued.statusCode).toBe(201);
     const principal = await import("../../src/auth/require-role.js").then((m) =>
       m.authenticateRequest(t.ctx, `Bearer ${issued.json().token}`),
@@ -109,14 +119,28 @@ describe.each(DIALECTS)("users on $name", (dialect) => {
     const victim = await t.user("user");
     const seen: Array<[string, unknown]> = [];
     const off = t.ctx.spine.onEventCommitted((event, data) => seen.push([event, data]));
-    const first = await t.app.inject({ method: "POST", url: `/api/admin/users/${victim.id}/disable`, headers: t.admin.headers });
-    const again = await t.app.inject({ method: "POST", url: `/api/admin/users/${victim.id}/disable`, headers: t.admin.headers });
+    const first = await t.app.inject({
+      method: "POST",
+      url: `/api/admin/users/${victim.id}/disable`,
+      headers: t.admin.headers,
+    });
+    const again = await t.app.inject({
+      method: "POST",
+      url: `/api/admin/users/${victim.id}/disable`,
+      headers: t.admin.headers,
+    });
     off();
     expect(first.statusCode).toBe(200);
     expect(first.json().status).toBe("disabled");
     expect(again.statusCode).toBe(200);
-    expect(seen).toEqual([["ADMIN_USER_DISABLED", { username: victim.username, adminActor: "admin" }]]);
-    const res = await t.app.inject({ method: "GET", url: "/api/admin/users", headers: victim.headers });
+    expect(seen).toEqual([
+      ["ADMIN_USER_DISABLED", { username: victim.username, adminActor: "admin" }],
+    ]);
+    const res = await t.app.inject({
+      method: "GET",
+      url: "/api/admin/users",
+      headers: victim.headers,
+    });
     expect(res.statusCode).toBe(401);
   });
 
@@ -124,11 +148,19 @@ describe.each(DIALECTS)("users on $name", (dialect) => {
     const victim = await t.user("user");
     const seen: string[] = [];
     const off = t.ctx.spine.onEventCommitted((event) => seen.push(event));
-    const res = await t.app.inject({ method: "DELETE", url: `/api/admin/users/${victim.id}`, headers: t.admin.headers });
+    const res = await t.app.inject({
+      method: "DELETE",
+      url: `/api/admin/users/${victim.id}`,
+      headers: t.admin.headers,
+    });
     off();
     expect(res.statusCode).toBe(204);
     expect(seen).toEqual(["ADMIN_USER_DELETED"]);
-    const again = await t.app.inject({ method: "GET", url: `/api/admin/users/${victim.id}`, headers: t.admin.headers });
+    const again = await t.app.inject({
+      method: "GET",
+      url: `/api/admin/users/${victim.id}`,
+      headers: t.admin.headers,
+    });
     expect(again.statusCode).toBe(404);
     expect(again.json().code).toBe("not_found");
   });
@@ -151,7 +183,11 @@ describe.each(DIALECTS)("users on $name", (dialect) => {
     } while (cursor);
     expect(seen).toEqual([...seen].sort((a, b) => a - b));
     expect(new Set(seen).size).toBe(seen.length);
-    const bad = await t.app.inject({ method: "GET", url: "/api/admin/users?cursor=nonsense", headers: t.admin.headers });
+    const bad = await t.app.inject({
+      method: "GET",
+      url: "/api/admin/users?cursor=nonsense",
+      headers: t.admin.headers,
+    });
     expect(bad.json().code).toBe("invalid_cursor");
   });
 });
@@ -161,7 +197,11 @@ describe("optional request bodies", () => {
     const t = await createTestApp();
     try {
       const bot = await t.user("bot");
-      const bare = await t.app.inject({ method: "POST", url: `/api/admin/users/${bot.id}/tokens`, headers: t.admin.headers });
+      const bare = await t.app.inject({
+        method: "POST",
+        url: `/api/admin/users/${bot.id}/tokens`,
+        headers: t.admin.headers,
+      });
       expect(bare.statusCode).toBe(201);
       const empty = await t.app.inject({
         method: "POST",

@@ -64,7 +64,11 @@ export const initial: Migration = {
       .addColumn("moderation_status", "varchar(16)", (c) => c.notNull().defaultTo("none"))
       .addColumn("created_at", "bigint", (c) => c.notNull())
       .execute();
-    await db.schema.createIndex("messages_room_id").on("messages").columns(["room_id", "id"]).execute();
+    await db.schema
+      .createIndex("messages_room_id")
+      .on("messages")
+      .columns(["room_id", "id"])
+      .execute();
 
     await db.schema
       .createTable("files")
@@ -82,7 +86,9 @@ export const initial: Migration = {
     await db.schema
       .createTable("moderation_flags")
       .addColumn("id", id, (c) => c.primaryKey())
-      .addColumn("message_id", "bigint", (c) => c.notNull().references("messages.id").onDelete("cascade"))
+      .addColumn("message_id", "bigint", (c) =>
+        c.notNull().references("messages.id").onDelete("cascade"),
+      )
       .addColumn("room_id", "bigint", (c) => c.notNull())
       .addColumn("category", "varchar(64)", (c) => c.notNull())
       .addColumn("score", "double precision", (c) => c.notNull())
@@ -93,7 +99,11 @@ export const initial: Migration = {
       .addColumn("reviewed_at", "bigint")
       .addColumn("created_at", "bigint", (c) => c.notNull())
       .execute();
-    await db.schema.createIndex("moderation_flags_review").on("moderation_flags").columns(["review_status", "id"]).execute();
+    await db.schema
+      .createIndex("moderation_flags_review")
+      .on("moderation_flags")
+      .columns(["review_status", "id"])
+      .execute();
 
     await db.schema
       .createTable("webhooks")
@@ -110,7 +120,9 @@ export const initial: Migration = {
     await db.schema
       .createTable("webhook_deliveries")
       .addColumn("id", id, (c) => c.primaryKey())
-      .addColumn("webhook_id", "bigint", (c) => c.notNull().references("webhooks.id").onDelete("cascade"))
+      .addColumn("webhook_id", "bigint", (c) =>
+        c.notNull().references("webhooks.id").onDelete("cascade"),
+      )
       .addColumn("event", "varchar(64)", (c) => c.notNull())
       .addColumn("body", "text", (c) => c.notNull())
       .addColumn("status", "varchar(16)", (c) => c.notNull())
@@ -123,14 +135,28 @@ export const initial: Migration = {
       .addColumn("updated_at", "bigint", (c) => c.notNull())
       .execute();
     // The claim scans due rows by time; finished rows have next_attempt_at null and drop out.
-    await db.schema.createIndex("webhook_deliveries_due").on("webhook_deliveries").columns(["next_attempt_at"]).execute();
-    await db.schema.createIndex("webhook_deliveries_webhook").on("webhook_deliveries").columns(["webhook_id", "id"]).execute();
-    await db.schema.createIndex("webhook_deliveries_created").on("webhook_deliveries").columns(["created_at"]).execute();
+    await db.schema
+      .createIndex("webhook_deliveries_due")
+      .on("webhook_deliveries")
+      .columns(["next_attempt_at"])
+      .execute();
+    await db.schema
+      .createIndex("webhook_deliveries_webhook")
+      .on("webhook_deliveries")
+      .columns(["webhook_id", "id"])
+      .execute();
+    await db.schema
+      .createIndex("webhook_deliveries_created")
+      .on("webhook_deliveries")
+      .columns(["created_at"])
+      .execute();
 
     await db.schema
       .createTable("webhook_attempts")
       .addColumn("id", id, (c) => c.primaryKey())
-      .addColumn("delivery_id", "bigint", (c) => c.notNull().references("webhook_deliveries.id").onDelete("cascade"))
+      .addColumn("delivery_id", "bigint", (c) =>
+        c.notNull().references("webhook_deliveries.id").onDelete("cascade"),
+      )
       .addColumn("attempt", "integer", (c) => c.notNull())
       .addColumn("started_at", "bigint", (c) => c.notNull())
       .addColumn("duration_ms", "integer", (c) => c.notNull())
@@ -138,7 +164,11 @@ export const initial: Migration = {
       .addColumn("response_body", "text")
       .addColumn("error", "text")
       .execute();
-    await db.schema.createIndex("webhook_attempts_delivery").on("webhook_attempts").columns(["delivery_id", "attempt"]).execute();
+    await db.schema
+      .createIndex("webhook_attempts_delivery")
+      .on("webhook_attempts")
+      .columns(["delivery_id", "attempt"])
+      .execute();
 
     await db.schema
       .createTable("server_keys")

@@ -21,7 +21,11 @@ describe.each(DIALECTS)("bearer tokens on $name", (dialect) => {
   });
 
   async function get(authorization?: string) {
-    return t.app.inject({ method: "GET", url: PROTECTED, headers: authorization ? { authorization } : {} });
+    return t.app.inject({
+      method: "GET",
+      url: PROTECTED,
+      headers: authorization ? { authorization } : {},
+    });
   }
 
   function expectUnauthorized(res: Awaited<ReturnType<typeof get>>) {
@@ -91,14 +95,22 @@ describe.each(DIALECTS)("bearer tokens on $name", (dialect) => {
   it("stops a disabled user's token", async () => {
     const admin2 = await t.user("admin");
     expect((await get(admin2.headers.authorization)).statusCode).toBe(200);
-    await t.app.inject({ method: "POST", url: `/api/admin/users/${admin2.id}/disable`, headers: t.admin.headers });
+    await t.app.inject({
+      method: "POST",
+      url: `/api/admin/users/${admin2.id}/disable`,
+      headers: t.admin.headers,
+    });
     expectUnauthorized(await get(admin2.headers.authorization));
   });
 
   it("stops a deleted user's token", async () => {
     const admin3 = await t.user("admin");
     expect((await get(admin3.headers.authorization)).statusCode).toBe(200);
-    await t.app.inject({ method: "DELETE", url: `/api/admin/users/${admin3.id}`, headers: t.admin.headers });
+    await t.app.inject({
+      method: "DELETE",
+      url: `/api/admin/users/${admin3.id}`,
+      headers: t.admin.headers,
+    });
     expectUnauthorized(await get(admin3.headers.authorization));
   });
 });
@@ -140,12 +152,20 @@ describe("identity-provider tokens", () => {
   }
 
   it("accepts a token of the configured provider for a known username", async () => {
-    const res = await t.app.inject({ method: "GET", url: PROTECTED, headers: { authorization: `Bearer ${await idpToken({})}` } });
+    const res = await t.app.inject({
+      method: "GET",
+      url: PROTECTED,
+      headers: { authorization: `Bearer ${await idpToken({})}` },
+    });
     expect(res.statusCode).toBe(200);
   });
 
   it("refuses a provider token with the wrong issuer or audience, or an unknown subject", async () => {
-    for (const claims of [{ iss: "https://evil.example.com" }, { aud: "someone-else" }, { sub: "nobody" }]) {
+    for (const claims of [
+      { iss: "https://evil.example.com" },
+      { aud: "someone-else" },
+      { sub: "nobody" },
+    ]) {
       const res = await t.app.inject({
         method: "GET",
         url: PROTECTED,

@@ -22,7 +22,11 @@ describe.each(DIALECTS)("the event spine on $name", (dialect) => {
     });
     const rows = await t.ctx.db
       .insertInto("webhooks")
-      .values([endpoint(["ADMIN_USER_DISABLED"], 1), endpoint(["ADMIN_USER_DISABLED"], 0), endpoint(["ROOM_CREATED"], 1)])
+      .values([
+        endpoint(["ADMIN_USER_DISABLED"], 1),
+        endpoint(["ADMIN_USER_DISABLED"], 0),
+        endpoint(["ROOM_CREATED"], 1),
+      ])
       .returning("id")
       .execute();
     subscribed = rows[0]!.id;
@@ -32,7 +36,10 @@ describe.each(DIALECTS)("the event spine on $name", (dialect) => {
   });
 
   async function countDeliveries(): Promise<number> {
-    const row = await t.ctx.db.selectFrom("webhook_deliveries").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
+    const row = await t.ctx.db
+      .selectFrom("webhook_deliveries")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .executeTakeFirstOrThrow();
     return Number(row.n);
   }
 
@@ -40,12 +47,26 @@ describe.each(DIALECTS)("the event spine on $name", (dialect) => {
     const before = await countDeliveries();
     let woke = 0;
     const off = t.ctx.spine.onDeliveriesQueued(() => woke++);
-    await inTransaction(t.ctx, (tx) => tx.emit("ADMIN_USER_DISABLED", eventData.adminUserAction({ username: "u", adminActor: "admin" })));
+    await inTransaction(t.ctx, (tx) =>
+      tx.emit(
+        "ADMIN_USER_DISABLED",
+        eventData.adminUserAction({ username: "u", adminActor: "admin" }),
+      ),
+    );
     off();
     expect(woke).toBe(1);
     expect((await countDeliveries()) - before).toBe(1);
-    const row = await t.ctx.db.selectFrom("webhook_deliveries").selectAll().orderBy("id", "desc").executeTakeFirstOrThrow();
-    expect(row).toMatchObject({ webhook_id: subscribed, event: "ADMIN_USER_DISABLED", status: "PENDING", attempts: 0 });
+    const row = await t.ctx.db
+      .selectFrom("webhook_deliveries")
+      .selectAll()
+      .orderBy("id", "desc")
+      .executeTakeFirstOrThrow();
+    expect(row).toMatchObject({
+      webhook_id: subscribed,
+      event: "ADMIN_USER_DISABLED",
+      status: "PENDING",
+      attempts: 0,
+    });
     expect(JSON.parse(row.body)).toEqual({
       event: "ADMIN_USER_DISABLED",
       timestamp: new Date(row.created_at).toISOString(),
@@ -62,15 +83,31 @@ describe.each(DIALECTS)("the event spine on $name", (dialect) => {
       inTransaction(t.ctx, async (tx) => {
         await tx.db
           .insertInto("users")
-          .values({ username: "ghost", display_name: "ghost", role: "user", status: "active", created_at: 1, updated_at: 1 })
+          .values({
+            username: "ghost",
+            display_name: "ghost",
+            role: "user",
+            status: "active",
+            created_at: 1,
+            updated_at: 1,
+          })
           .execute();
-        await tx.emit("ADMIN_USER_DISABLED", eventData.adminUserAction({ username: "ghost", adminActor: "admin" }));
+        await tx.emit(
+          "ADMIN_USER_DISABLED",
+          eventData.adminUserAction({ username: "ghost", adminActor: "admin" }),
+        );
         throw new Error("failure after the domain write");
       }),
     ).rejects.toThrow("failure after the domain write");
     off();
     expect(woke).toBe(0);
     expect(await countDeliveries()).toBe(before);
-    expect(await t.ctx.db.selectFrom("users").select("id").where("username", "=", "ghost").executeTakeFirst()).toBeUndefined();
+    expect(
+      await t.ctx.db
+        .selectFrom("users")
+        .select("id")
+        .where("username", "=", "ghost")
+        .executeTakeFirst(),
+    ).toBeUndefined();
   });
 });

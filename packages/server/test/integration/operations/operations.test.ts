@@ -24,16 +24,23 @@ describe.each(DIALECTS)("operations endpoints on $name", (dialect) => {
     expect(res.statusCode).toBe(200);
     expect(res.headers["content-type"]).toMatch(/^text\/plain/);
     expect(res.body).toContain("parley_process_cpu_user_seconds_total");
-    expect(res.body).toMatch(/parley_http_request_duration_seconds_count\{method="GET",route="\/healthz",status="200"\} \d+/);
+    expect(res.body).toMatch(
+      /parley_http_request_duration_seconds_count\{method="GET",route="\/healthz",status="200"\} \d+/,
+    );
   });
 
   it("publishes an OpenAPI document generated from the route schemas, and the docs page", async () => {
     const res = await t.app.inject({ url: "/openapi.json" });
     expect(res.statusCode).toBe(200);
-    const doc = res.json() as { openapi: string; paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
+    const doc = res.json() as {
+      openapi: string;
+      paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+    };
     expect(doc.openapi).toBe("3.1.0");
     expect(Object.keys(doc.paths)).toContain("/api/admin/users");
-    expect(Object.keys(doc.paths["/api/admin/users"]!.post!.responses)).toEqual(expect.arrayContaining(["201", "400", "401", "403", "409"]));
+    expect(Object.keys(doc.paths["/api/admin/users"]!.post!.responses)).toEqual(
+      expect.arrayContaining(["201", "400", "401", "403", "409"]),
+    );
     const docs = await t.app.inject({ url: "/docs/" });
     expect(docs.statusCode).toBe(200);
     expect(docs.body).toContain("swagger-ui");
@@ -43,7 +50,11 @@ describe.each(DIALECTS)("operations endpoints on $name", (dialect) => {
     const res = await t.app.inject({ url: "/api/nothing-here?x=1" });
     expect(res.statusCode).toBe(404);
     expect(res.headers["content-type"]).toMatch(/^application\/problem\+json/);
-    expect(res.json()).toMatchObject({ status: 404, code: "route_not_found", detail: "no route GET /api/nothing-here" });
+    expect(res.json()).toMatchObject({
+      status: 404,
+      code: "route_not_found",
+      detail: "no route GET /api/nothing-here",
+    });
   });
 });
 

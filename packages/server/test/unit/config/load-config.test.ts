@@ -23,7 +23,11 @@ describe("loadConfig", () => {
   });
 
   it("reads the environment, and flags win over it", () => {
-    const env = { PARLEY_PORT: "9001", PARLEY_WEBHOOK_ALLOW_HTTP: "true", PARLEY_EDITION: "community" };
+    const env = {
+      PARLEY_PORT: "9001",
+      PARLEY_WEBHOOK_ALLOW_HTTP: "true",
+      PARLEY_EDITION: "community",
+    };
     expect(loadConfig(env).port).toBe(9001);
     expect(loadConfig(env).webhookAllowHttp).toBe(true);
     expect(loadConfig(env).edition).toBe("community");

@@ -27,26 +27,58 @@ describe("event catalogue", () => {
   });
 
   it("builds MESSAGE_CREATED with exactly its fields, and inboundWebhookId only for integrations", () => {
-    const fromUser = eventData.messageCreated({ roomId: 1, messageId: 2, senderId: 3, createdAt: T, inboundWebhookId: null });
-    expect(fromUser).toEqual({ roomId: 1, messageId: 2, senderId: 3, timestamp: "2026-11-22T10:00:00.000Z" });
-    const fromHook = eventData.messageCreated({ roomId: 1, messageId: 2, senderId: null, createdAt: T, inboundWebhookId: 9 });
-    expect(fromHook).toEqual({ roomId: 1, messageId: 2, senderId: null, timestamp: "2026-11-22T10:00:00.000Z", inboundWebhookId: 9 });
+    const fromUser = eventData.messageCreated({
+      roomId: 1,
+      messageId: 2,
+      senderId: 3,
+      createdAt: T,
+      inboundWebhookId: null,
+    });
+    expect(fromUser).toEqual({
+      roomId: 1,
+      messageId: 2,
+      senderId: 3,
+      timestamp: "2026-11-22T10:00:00.000Z",
+    });
+    const fromHook = eventData.messageCreated({
+      roomId: 1,
+      messageId: 2,
+      senderId: null,
+      createdAt: T,
+      inboundWebhookId: 9,
+    });
+    expect(fromHook).toEqual({
+      roomId: 1,
+      messageId: 2,
+      senderId: null,
+      timestamp: "2026-11-22T10:00:00.000Z",
+      inboundWebhookId: 9,
+    });
   });
 
   it("copies only documented fields, so extra input (such as content) never reaches a payload", () => {
-    const input = { roomId: 1, messageId: 2, senderId: 3, createdAt: T, content: "secret plans" } as Parameters<
-      typeof eventData.messageCreated
-    >[0];
+    const input = {
+      roomId: 1,
+      messageId: 2,
+      senderId: 3,
+      createdAt: T,
+      content: "secret plans",
+    } as Parameters<typeof eventData.messageCreated>[0];
     expect(JSON.stringify(eventData.messageCreated(input))).not.toContain("secret plans");
   });
 
   it("marks promoted DMs with convertedFromDm: true and omits it otherwise", () => {
-    expect(eventData.roomCreated({ roomId: 4, createdBy: "alice" })).toEqual({ roomId: 4, createdBy: "alice" });
-    expect(eventData.roomCreated({ roomId: 4, createdBy: "alice", convertedFromDm: true })).toEqual({
+    expect(eventData.roomCreated({ roomId: 4, createdBy: "alice" })).toEqual({
       roomId: 4,
       createdBy: "alice",
-      convertedFromDm: true,
     });
+    expect(eventData.roomCreated({ roomId: 4, createdBy: "alice", convertedFromDm: true })).toEqual(
+      {
+        roomId: 4,
+        createdBy: "alice",
+        convertedFromDm: true,
+      },
+    );
   });
 
   it("builds FILE_INFECTION_DETECTED with the scan fields and an ISO scannedAt", () => {
@@ -96,7 +128,10 @@ describe("event catalogue", () => {
   });
 
   it("freezes the envelope as compact JSON with the enqueue timestamp", () => {
-    const body = buildEnvelope("ADMIN_USER_DISABLED", T, 12, { username: "bob", adminActor: "admin" });
+    const body = buildEnvelope("ADMIN_USER_DISABLED", T, 12, {
+      username: "bob",
+      adminActor: "admin",
+    });
     expect(body).toBe(
       '{"event":"ADMIN_USER_DISABLED","timestamp":"2026-11-22T10:00:00.000Z","webhookId":12,"data":{"username":"bob","adminActor":"admin"}}',
     );
