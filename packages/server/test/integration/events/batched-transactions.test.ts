@@ -1,0 +1,184 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import SQLite from "better-sqlite3";
+import { sql } from "kysely";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { postMessage } from "../../../src/chat/post-message.js";
+import { TransactionBatcher } from "../../../src/db/batched-transactions.js";
+import { openDatabase, type ParleyDatabase } from "../../../src/db/open-database.js";
+import { createTestApp, type TestApp } from "../../helpers/build-app.js";
+import { DIALECTS, type TestDialect } from "../../helpers/dialects.js";
+import { countRows, createRoom, recordEvents, registerEndpoint } from "../chat/chat-helpers.js";
+
+// SQLite in a file, so a second connection can check what is committed.
+const sqliteDir = fs.mkdtempSync(path.join(os.tmpdir(), "parley-batch-"));
+const sqliteFile = path.join(sqliteDir, "parley.db");
+const fileSqlite: TestDialect = {
+  name: "sqlite",
+  open: () => DIALECTS[0]!.open({ sqlitePath: sqliteFile }),
+};
+const dialects = [fileSqlite, ...DIALECTS.slice(1)];
+
+describe.each(dialects)("concurrent writes on $name", (dialect) => {
+  let t: TestApp;
+  let endpoint: number;
+  /** Reads through its own connection: sees only what is committed. */
+  let committedMessageIds: (roomId: number) => Promise<number[]>;
+  let closeReader = async () => {};
+
+  beforeAll(async () => {
+    t = await createTestApp(dialect);
+    endpoint = await registerEndpoint(t);
+    if (dialect.name === "sqlite") {
+      const reader = new SQLite(sqliteFile, { readonly: true });
+      const select = reader.prepare("select id from messages where room_id = ? order by id");
+      committedMessageIds = async (roomId) => (select.all(roomId) as Array<{ id: number }>).map((row) => row.id);
+      closeReader = async () => void reader.close();
+    } else {
+      // A pool connection of its own outside any transaction: PostgreSQL shows it committed rows only.
+      committedMessageIds = async (roomId) =>
+        (await t.ctx.db.selectFrom("messages").select("id").where("room_id", "=", roomId).orderBy("id").execute()).map(
+          (row) => row.id,
+        );
+    }
+  });
+  afterAll(async () => {
+    await closeReader();
+    await t.close();
+    fs.rmSync(sqliteDir, { recursive: true, force: true });
+  });
+
+  const sender = () => ({ type: "user" as const, userId: t.admin.id, username: "admin", displayName: "Admin" });
+  const send = (roomId: number, content: string) => postMessage(t.ctx, { roomId, content, sender: sender() });
+
+  async function deliveredMessageIds(): Promise<number[]> {
+    const rows = await t.ctx.db
+      .selectFrom("webhook_deliveries")
+      .select("body")
+      .where("webhook_id", "=", endpoint)
+      .where("event", "=", "MESSAGE_CREATED")
+      .orderBy("id")
+      .execute();
+    return rows.map((row) => (JSON.parse(row.body) as { data: { messageId: number } }).data.messageId);
+  }
+
+  it("fails only the post whose room is gone; the others commit with their events", async () => {
+    const live = await createRoom(t, t.admin, "live");
+    const doomed = await createRoom(t, t.admin, "doomed");
+    await t.ctx.db.updateTable("rooms").set({ deleted_at: Date.now() }).where("id", "=", doomed.id).execute();
+    const messagesBefore = await countRows(t, "messages");
+    const deliveredBefore = new Set(await deliveredMessageIds());
+    const seen = recordEvents(t);
+
+    const results = await Promise.allSettled([
+      send(live.id, "one"),
+      send(doomed.id, "lost"),
+      send(live.id, "two"),
+      send(live.id, "three"),
+    ]);
+    seen.stop();
+
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled", "fulfilled"]);
+    expect((results[1] as PromiseRejectedResult).reason).toMatchObject({ code: "not_found" });
+    const ids = results.flatMap((r) => (r.status === "fulfilled" ? [r.value.id] : []));
+    expect(await committedMessageIds(live.id)).toEqual(expect.arrayContaining(ids));
+    expect(await committedMessageIds(doomed.id)).toEqual([]);
+    expect((await countRows(t, "messages")) - messagesBefore).toBe(3);
+    // Exactly one MESSAGE_CREATED per committed message: queued for the endpoint and reported.
+    const byId = (a: number, b: number) => a - b;
+    expect((await deliveredMessageIds()).filter((id) => !deliveredBefore.has(id)).sort(byId)).toEqual(ids.sort(byId));
+    expect(seen.events.map(([event]) => event)).toEqual(["MESSAGE_CREATED", "MESSAGE_CREATED", "MESSAGE_CREATED"]);
+    expect(seen.events.map(([, data]) => (data as { messageId: number }).messageId).sort(byId)).toEqual(ids);
+  });
+
+  it("answers a post only once its message and its delivery are committed", async () => {
+    const room = await createRoom(t, t.admin, "visible");
+    const checks = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        send(room.id, `m${i}`).then(async (posted) => ({
+          posted,
+          visible: (await committedMessageIds(room.id)).includes(posted.id),
+          delivered: (await deliveredMessageIds()).includes(posted.id),
+        })),
+      ),
+    );
+    for (const check of checks) expect(check).toMatchObject({ visible: true, delivered: true });
+  });
+
+  it("gives message ids in commit order per room, in call order on SQLite", async () => {
+    const room = await createRoom(t, t.admin, "ordered");
+    const ids: number[] = [];
+    for (let wave = 0; wave < 3; wave++) {
+      const posted = await Promise.all(Array.from({ length: 10 }, (_, i) => send(room.id, `w${wave} m${i}`)));
+      ids.push(...posted.map((p) => p.id));
+    }
+    const ascending = [...ids].sort((a, b) => a - b);
+    expect(await committedMessageIds(room.id)).toEqual(ascending);
+    // SQLite writes one unit at a time, in the order they were queued: ids and deliveries follow
+    // the order of the calls. (PostgreSQL runs concurrent transactions side by side.)
+    if (dialect.name === "sqlite") {
+      expect(ids).toEqual(ascending);
+      expect((await deliveredMessageIds()).filter((id) => ids.includes(id))).toEqual(ids);
+    }
+  });
+});
+
+describe("TransactionBatcher", () => {
+  let database: ParleyDatabase;
+  let batcher: TransactionBatcher<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const db = () => database.db as any; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+  beforeAll(async () => {
+    database = openDatabase({ sqlitePath: ":memory:" });
+    await sql`create table t (v text not null unique)`.execute(database.db);
+    batcher = new TransactionBatcher(database.db);
+  });
+  afterAll(async () => {
+    await database.close();
+  });
+
+  const insert = (v: string) => batcher.run(async (trx) => void (await trx.insertInto("t").values({ v }).execute()));
+  const values = async () => ((await db().selectFrom("t").select("v").orderBy("v").execute()) as Array<{ v: string }>).map((r) => r.v);
+
+  it("runs units queued together in one transaction and rolls a failing unit back alone", async () => {
+    const transactions = new Set<unknown>();
+    const results = await Promise.allSettled([
+      batcher.run(async (trx) => void transactions.add(trx)),
+      insert("a"),
+      insert("a"), // unique violation: rolled back to its savepoint
+      batcher.run(async (trx) => {
+        await trx.insertInto("t").values({ v: "half" }).execute();
+        throw new Error("after a write");
+      }),
+      insert("b"),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "fulfilled", "rejected", "rejected", "fulfilled"]);
+    expect((results[3] as PromiseRejectedResult).reason).toMatchObject({ message: "after a write" });
+    expect(await values()).toEqual(["a", "b"]);
+    await batcher.run(async (trx) => void transactions.add(trx));
+    // The five shared one transaction; a later unit got one of its own.
+    expect(transactions.size).toBe(2);
+  });
+
+  it("fails the units that ran when the transaction breaks, and runs the rest in the next one", async () => {
+    const results = await Promise.allSettled([
+      insert("c"),
+      batcher.run(async (trx) => {
+        // Ends the transaction under the batch, as an I/O error or a full disk would.
+        await sql`rollback`.execute(trx);
+        throw new Error("transaction lost");
+      }),
+      insert("d"),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(["rejected", "rejected", "fulfilled"]);
+    expect((results[1] as PromiseRejectedResult).reason).toMatchObject({ message: "transaction lost" });
+    expect(await values()).toEqual(["a", "b", "d"]);
+  });
+
+  it("resolves a lone unit as a plain transaction would", async () => {
+    await expect(insert("e")).resolves.toBeUndefined();
+    await expect(insert("e")).rejects.toMatchObject({ code: "SQLITE_CONSTRAINT_UNIQUE" });
+    expect(await values()).toEqual(["a", "b", "d", "e"]);
+  });
+});
