@@ -84,6 +84,16 @@ const COMPILED = Object.entries(LEXICON).map(([category, phrases]) => ({
   })),
 }));
 
+// Most messages contain no phrase at all: one scan with every pattern as an alternative tells so,
+// and spares the ~40 per-phrase scans (the classifier was a tenth of ingest's CPU time). A
+// phrase matches somewhere iff the alternation does, so results are unchanged.
+const ANY_PHRASE = new RegExp(
+  COMPILED.flatMap(({ phrases }) => phrases.map(({ pattern }) => `(?:${pattern.source})`)).join(
+    "|",
+  ),
+  "i",
+);
+
 function linkWeights(text: string): number[] {
   const seen = new Set<string>();
   const weights: number[] = [];
@@ -103,12 +113,14 @@ function combine(weights: readonly number[]): number {
 
 function classifyText(text: string): ModerationResult {
   let best: ModerationResult = { category: "none", score: 0 };
+  const anyPhrase = ANY_PHRASE.test(text);
   for (const { category, phrases } of COMPILED) {
     // Every occurrence is a hit, so a repeated threat scores higher than a single one.
-    const weights = phrases.flatMap(({ pattern, weight }) =>
-      Array.from(text.matchAll(pattern), () => weight),
-    );
+    const weights = anyPhrase
+      ? phrases.flatMap(({ pattern, weight }) => Array.from(text.matchAll(pattern), () => weight))
+      : [];
     if (category === "spam") weights.push(...linkWeights(text));
+    if (weights.length === 0) continue;
     const score = combine(weights);
     if (score > best.score) best = { category, score };
   }
