@@ -37,7 +37,12 @@ export class TransactionBatcher<DB> {
 
   run<T>(work: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject, result: undefined });
+      this.queue.push({
+        work,
+        resolve: resolve as (value: unknown) => void,
+        reject,
+        result: undefined,
+      });
       if (this.running) return;
       this.running = true;
       // better-sqlite3 answers synchronously, so without a pause each request would run start to

@@ -1,4 +1,5 @@
-import { sql, type Kysely, type Transaction } from "kysely";
+import { CompiledQuery, type Kysely, type Transaction } from "kysely";
+import { compiledOnce } from "../db/compiled-query.js";
 import type { DialectName } from "../db/dialect.js";
 import type { Database } from "../db/schema.js";
 import { buildEnvelope } from "./build-envelope.js";
@@ -6,6 +7,33 @@ import type { DeliverableEvent, EventDataMap, EventName } from "./event-catalogu
 
 /** PostgreSQL channel that wakes idle dispatchers in every process when deliveries are queued. */
 export const DELIVERIES_CHANNEL = "parley_deliveries";
+
+const NOTIFY = CompiledQuery.raw(`select pg_notify('${DELIVERIES_CHANNEL}', '')`);
+
+// Fan-out runs in every write that emits: its two statements are built and compiled once.
+const selectEnabledEndpoints = compiledOnce((db) =>
+  db.selectFrom("webhooks").select(["id", "events"]).where("enabled", "=", 1),
+);
+const insertDelivery = compiledOnce<
+  unknown,
+  { webhookId: number; event: string; body: string; now: number }
+>((db, slot) =>
+  db
+    .insertInto("webhook_deliveries")
+    .values(deliveryRow(slot("webhookId"), slot("event"), slot("body"), slot("now"))),
+);
+
+/** An endpoint's `events` column parsed once per distinct text, not on every emit. */
+const parsedEvents = new Map<string, ReadonlySet<string>>();
+function subscribedTo(events: string): ReadonlySet<string> {
+  let set = parsedEvents.get(events);
+  if (!set) {
+    if (parsedEvents.size >= 1000) parsedEvents.clear();
+    set = new Set(JSON.parse(events) as string[]);
+    parsedEvents.set(events, set);
+  }
+  return set;
+}
 
 export interface EventSpineOptions {
   dialect: DialectName;
@@ -34,16 +62,30 @@ export class EventSpine {
   }
 
   /** Queues deliveries of `event` for every subscribed, enabled endpoint. Returns how many. */
-  async fanOut<E extends EventName>(trx: Transaction<Database>, event: E, data: EventDataMap[E]): Promise<number> {
+  async fanOut<E extends EventName>(
+    trx: Transaction<Database>,
+    event: E,
+    data: EventDataMap[E],
+  ): Promise<number> {
     if (!this.outboundEnabled) return 0;
-    const endpoints = await trx.selectFrom("webhooks").select(["id", "events"]).where("enabled", "=", 1).execute();
-    const subscribed = endpoints.filter((endpoint) => (JSON.parse(endpoint.events) as string[]).includes(event));
+    const endpoints = (await selectEnabledEndpoints(trx, {})).rows;
+    const subscribed = endpoints.filter((endpoint) => subscribedTo(endpoint.events).has(event));
     if (subscribed.length === 0) return 0;
     const now = this.now();
-    await trx
-      .insertInto("webhook_deliveries")
-      .values(subscribed.map((endpoint) => deliveryRow(endpoint.id, event, buildEnvelope(event, now, endpoint.id, data), now)))
-      .execute();
+    if (subscribed.length === 1) {
+      const webhookId = subscribed[0]!.id;
+      const body = buildEnvelope(event, now, webhookId, data);
+      await insertDelivery(trx, { webhookId, event, body, now });
+    } else {
+      await trx
+        .insertInto("webhook_deliveries")
+        .values(
+          subscribed.map((endpoint) =>
+            deliveryRow(endpoint.id, event, buildEnvelope(event, now, endpoint.id, data), now),
+          ),
+        )
+        .execute();
+    }
     await this.notifyInTransaction(trx);
     return subscribed.length;
   }
@@ -90,12 +132,13 @@ export class EventSpine {
 
   /** @internal called by inTransaction() after commit. */
   afterCommit(events: ReadonlyArray<{ event: EventName; data: unknown }>, queued: number): void {
-    for (const { event, data } of events) for (const listener of this.emittedListeners) listener(event, data);
+    for (const { event, data } of events)
+      for (const listener of this.emittedListeners) listener(event, data);
     if (queued > 0) for (const listener of this.listeners) listener();
   }
 
   private async notifyInTransaction(trx: Transaction<Database> | Kysely<Database>): Promise<void> {
-    if (this.dialect === "postgres") await sql`select pg_notify(${DELIVERIES_CHANNEL}, '')`.execute(trx);
+    if (this.dialect === "postgres") await trx.executeQuery(NOTIFY);
   }
 }
 

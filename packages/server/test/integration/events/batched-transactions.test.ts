@@ -33,14 +33,20 @@ describe.each(dialects)("concurrent writes on $name", (dialect) => {
     if (dialect.name === "sqlite") {
       const reader = new SQLite(sqliteFile, { readonly: true });
       const select = reader.prepare("select id from messages where room_id = ? order by id");
-      committedMessageIds = async (roomId) => (select.all(roomId) as Array<{ id: number }>).map((row) => row.id);
+      committedMessageIds = async (roomId) =>
+        (select.all(roomId) as Array<{ id: number }>).map((row) => row.id);
       closeReader = async () => void reader.close();
     } else {
       // A pool connection of its own outside any transaction: PostgreSQL shows it committed rows only.
       committedMessageIds = async (roomId) =>
-        (await t.ctx.db.selectFrom("messages").select("id").where("room_id", "=", roomId).orderBy("id").execute()).map(
-          (row) => row.id,
-        );
+        (
+          await t.ctx.db
+            .selectFrom("messages")
+            .select("id")
+            .where("room_id", "=", roomId)
+            .orderBy("id")
+            .execute()
+        ).map((row) => row.id);
     }
   });
   afterAll(async () => {
@@ -49,8 +55,14 @@ describe.each(dialects)("concurrent writes on $name", (dialect) => {
     fs.rmSync(sqliteDir, { recursive: true, force: true });
   });
 
-  const sender = () => ({ type: "user" as const, userId: t.admin.id, username: "admin", displayName: "Admin" });
-  const send = (roomId: number, content: string) => postMessage(t.ctx, { roomId, content, sender: sender() });
+  const sender = () => ({
+    type: "user" as const,
+    userId: t.admin.id,
+    username: "admin",
+    displayName: "Admin",
+  });
+  const send = (roomId: number, content: string) =>
+    postMessage(t.ctx, { roomId, content, sender: sender() });
 
   async function deliveredMessageIds(): Promise<number[]> {
     const rows = await t.ctx.db
@@ -60,13 +72,19 @@ describe.each(dialects)("concurrent writes on $name", (dialect) => {
       .where("event", "=", "MESSAGE_CREATED")
       .orderBy("id")
       .execute();
-    return rows.map((row) => (JSON.parse(row.body) as { data: { messageId: number } }).data.messageId);
+    return rows.map(
+      (row) => (JSON.parse(row.body) as { data: { messageId: number } }).data.messageId,
+    );
   }
 
   it("fails only the post whose room is gone; the others commit with their events", async () => {
     const live = await createRoom(t, t.admin, "live");
     const doomed = await createRoom(t, t.admin, "doomed");
-    await t.ctx.db.updateTable("rooms").set({ deleted_at: Date.now() }).where("id", "=", doomed.id).execute();
+    await t.ctx.db
+      .updateTable("rooms")
+      .set({ deleted_at: Date.now() })
+      .where("id", "=", doomed.id)
+      .execute();
     const messagesBefore = await countRows(t, "messages");
     const deliveredBefore = new Set(await deliveredMessageIds());
     const seen = recordEvents(t);
@@ -79,7 +97,12 @@ describe.each(dialects)("concurrent writes on $name", (dialect) => {
     ]);
     seen.stop();
 
-    expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled", "fulfilled"]);
+    expect(results.map((r) => r.status)).toEqual([
+      "fulfilled",
+      "rejected",
+      "fulfilled",
+      "fulfilled",
+    ]);
     expect((results[1] as PromiseRejectedResult).reason).toMatchObject({ code: "not_found" });
     const ids = results.flatMap((r) => (r.status === "fulfilled" ? [r.value.id] : []));
     expect(await committedMessageIds(live.id)).toEqual(expect.arrayContaining(ids));
@@ -87,9 +110,17 @@ describe.each(dialects)("concurrent writes on $name", (dialect) => {
     expect((await countRows(t, "messages")) - messagesBefore).toBe(3);
     // Exactly one MESSAGE_CREATED per committed message: queued for the endpoint and reported.
     const byId = (a: number, b: number) => a - b;
-    expect((await deliveredMessageIds()).filter((id) => !deliveredBefore.has(id)).sort(byId)).toEqual(ids.sort(byId));
-    expect(seen.events.map(([event]) => event)).toEqual(["MESSAGE_CREATED", "MESSAGE_CREATED", "MESSAGE_CREATED"]);
-    expect(seen.events.map(([, data]) => (data as { messageId: number }).messageId).sort(byId)).toEqual(ids);
+    expect(
+      (await deliveredMessageIds()).filter((id) => !deliveredBefore.has(id)).sort(byId),
+    ).toEqual(ids.sort(byId));
+    expect(seen.events.map(([event]) => event)).toEqual([
+      "MESSAGE_CREATED",
+      "MESSAGE_CREATED",
+      "MESSAGE_CREATED",
+    ]);
+    expect(
+      seen.events.map(([, data]) => (data as { messageId: number }).messageId).sort(byId),
+    ).toEqual(ids);
   });
 
   it("answers a post only once its message and its delivery are committed", async () => {
@@ -110,7 +141,9 @@ describe.each(dialects)("concurrent writes on $name", (dialect) => {
     const room = await createRoom(t, t.admin, "ordered");
     const ids: number[] = [];
     for (let wave = 0; wave < 3; wave++) {
-      const posted = await Promise.all(Array.from({ length: 10 }, (_, i) => send(room.id, `w${wave} m${i}`)));
+      const posted = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => send(room.id, `w${wave} m${i}`)),
+      );
       ids.push(...posted.map((p) => p.id));
     }
     const ascending = [...ids].sort((a, b) => a - b);
@@ -138,8 +171,12 @@ describe("TransactionBatcher", () => {
     await database.close();
   });
 
-  const insert = (v: string) => batcher.run(async (trx) => void (await trx.insertInto("t").values({ v }).execute()));
-  const values = async () => ((await db().selectFrom("t").select("v").orderBy("v").execute()) as Array<{ v: string }>).map((r) => r.v);
+  const insert = (v: string) =>
+    batcher.run(async (trx) => void (await trx.insertInto("t").values({ v }).execute()));
+  const values = async () =>
+    ((await db().selectFrom("t").select("v").orderBy("v").execute()) as Array<{ v: string }>).map(
+      (r) => r.v,
+    );
 
   it("runs units queued together in one transaction and rolls a failing unit back alone", async () => {
     const transactions = new Set<unknown>();
@@ -153,8 +190,16 @@ describe("TransactionBatcher", () => {
       }),
       insert("b"),
     ]);
-    expect(results.map((r) => r.status)).toEqual(["fulfilled", "fulfilled", "rejected", "rejected", "fulfilled"]);
-    expect((results[3] as PromiseRejectedResult).reason).toMatchObject({ message: "after a write" });
+    expect(results.map((r) => r.status)).toEqual([
+      "fulfilled",
+      "fulfilled",
+      "rejected",
+      "rejected",
+      "fulfilled",
+    ]);
+    expect((results[3] as PromiseRejectedResult).reason).toMatchObject({
+      message: "after a write",
+    });
     expect(await values()).toEqual(["a", "b"]);
     await batcher.run(async (trx) => void transactions.add(trx));
     // The five shared one transaction; a later unit got one of its own.
@@ -172,7 +217,9 @@ describe("TransactionBatcher", () => {
       insert("d"),
     ]);
     expect(results.map((r) => r.status)).toEqual(["rejected", "rejected", "fulfilled"]);
-    expect((results[1] as PromiseRejectedResult).reason).toMatchObject({ message: "transaction lost" });
+    expect((results[1] as PromiseRejectedResult).reason).toMatchObject({
+      message: "transaction lost",
+    });
     expect(await values()).toEqual(["a", "b", "d"]);
   });
 
