@@ -33,10 +33,9 @@ const ajvFactory = AjvCompiler();
 function buildRequestValidator(externalSchemas: unknown, serverOptions: unknown) {
   const base = { removeAdditional: false, useDefaults: true, allErrors: false } as const;
   const options = (serverOptions ?? {}) as { customOptions?: object; plugins?: unknown[] };
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  const build = ajvFactory as (
-    schemas: any,
-    options: any,
+  const build = ajvFactory as unknown as (
+    schemas: unknown,
+    options: unknown,
   ) => (route: { httpPart?: string }) => unknown;
   const forBody = build(externalSchemas, {
     ...options,
