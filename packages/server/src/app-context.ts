@@ -55,6 +55,7 @@ export async function createAppContext(
     dialect: database.dialect,
     spine: new EventSpine({
       dialect: database.dialect,
+      db: database.db,
       outboundEnabled: config.edition === "enterprise",
       now,
     }),

@@ -94,7 +94,7 @@ export async function updateEndpoint(
   if (!row) throw new AppError("not_found", `no webhook ${id}`);
   // Deliveries held back while the endpoint was disabled are due now: wake the dispatchers (this
   // process's, and other processes' through NOTIFY) rather than leave them to the next sweep.
-  if (valid.enabled === true) await ctx.spine.announceDue(ctx.db);
+  if (valid.enabled === true) ctx.spine.announceDue();
   return toWebhookView(row);
 }
 

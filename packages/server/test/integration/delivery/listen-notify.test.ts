@@ -1,7 +1,9 @@
 import { sql } from "kysely";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAppContext, type AppContext } from "../../../src/app-context.js";
 import { openDatabase } from "../../../src/db/open-database.js";
+import { DELIVERIES_CHANNEL } from "../../../src/events/event-spine.js";
 import { inTransaction } from "../../../src/events/in-transaction.js";
 import { DIALECTS, TEST_DATABASE_URL } from "../../helpers/dialects.js";
 import { startReceiver, type Receiver } from "../../helpers/receiver.js";
@@ -75,5 +77,36 @@ describe.runIf(postgres)("LISTEN/NOTIFY wake-ups on postgres", () => {
       "during-the-gap",
       "after-reconnect",
     ]);
+  });
+
+  it("sends NOTIFY only after a commit, coalescing a burst of commits into a few", async () => {
+    const listener = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await listener.connect();
+    let notifications = 0;
+    listener.on("notification", (message) => {
+      if (message.channel === DELIVERIES_CHANNEL) notifications++;
+    });
+    await listener.query(`LISTEN ${DELIVERIES_CHANNEL}`);
+    try {
+      await expect(
+        inTransaction(other, async (tx) => {
+          await tx.emit("ADMIN_USER_DISABLED", { username: "rolled-back", adminActor: "admin" });
+          throw new Error("abort after the emit");
+        }),
+      ).rejects.toThrow("abort after the emit");
+      // A NOTIFY sent right after the emit would already be here by the time the next one is.
+      await emitElsewhere("marker");
+      await waitFor("the marker's NOTIFY", () => notifications > 0);
+      expect(notifications).toBe(1);
+
+      notifications = 0;
+      const before = target.requests.length;
+      await Promise.all(Array.from({ length: 50 }, (_, i) => emitElsewhere(`burst-${i}`)));
+      await target.waitForRequests(before + 50, 5_000);
+      await new Promise((resolve) => setTimeout(resolve, 200)); // let late notifications in
+      expect(notifications).toBeLessThan(50);
+    } finally {
+      await listener.end();
+    }
   });
 });
