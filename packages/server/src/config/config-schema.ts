@@ -75,7 +75,8 @@ export const SETTINGS = {
     env: "PARLEY_JWT_SECRET",
     flag: "--jwt-secret",
     kind: "string",
-    description: "HS256 key for tokens the server issues (generated when unset).",
+    description:
+      "HS256 key for tokens the server issues. When unset, one is generated on first start: into the data dir with SQLite, into the database's `server_keys` table with PostgreSQL, so that every process sharing the database uses the same key.",
   },
   jwtJwksUrl: {
     env: "PARLEY_JWT_JWKS_URL",
@@ -99,7 +100,8 @@ export const SETTINGS = {
     env: "PARLEY_SECRET_KEY",
     flag: "--secret-key",
     kind: "string",
-    description: "Key that encrypts webhook secrets at rest (generated when unset).",
+    description:
+      "Key that encrypts webhook secrets at rest (64 hex digits). When unset, one is generated on first start: into the data dir with SQLite, into the database's `server_keys` table with PostgreSQL, so that every process sharing the database uses the same key.",
   },
   webhookTimeoutMs: {
     env: "PARLEY_WEBHOOK_TIMEOUT_MS",
