@@ -13,3 +13,20 @@ export function buildEnvelope<E extends DeliverableEvent>(
 ): string {
   return JSON.stringify({ event, timestamp: new Date(enqueuedAt).toISOString(), webhookId, data });
 }
+
+/**
+ * The envelope of `event` split around its `webhookId`: `prefix + id + suffix` is exactly
+ * `buildEnvelope(event, enqueuedAt, id, data)` for every endpoint id, so one statement can build
+ * every subscribed endpoint's body in the database (the id is the only per-endpoint part).
+ */
+export function envelopeAround<E extends DeliverableEvent>(
+  event: E,
+  enqueuedAt: number,
+  data: EventDataMap[E],
+): { prefix: string; suffix: string } {
+  const head = JSON.stringify({ event, timestamp: new Date(enqueuedAt).toISOString() });
+  return {
+    prefix: `${head.slice(0, -1)},"webhookId":`,
+    suffix: `,"data":${JSON.stringify(data)}}`,
+  };
+}

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sealSecret } from "../../../src/config/secret-box.js";
+import { buildEnvelope } from "../../../src/events/build-envelope.js";
 import { eventData } from "../../../src/events/event-catalogue.js";
 import { inTransaction } from "../../../src/events/in-transaction.js";
 import { createTestApp, type TestApp } from "../../helpers/build-app.js";
@@ -8,10 +9,22 @@ import { DIALECTS } from "../../helpers/dialects.js";
 describe.each(DIALECTS)("the event spine on $name", (dialect) => {
   let t: TestApp;
   let subscribed: number;
+  let endpoint: (
+    events: string[],
+    enabled: 0 | 1,
+  ) => {
+    name: string;
+    url: string;
+    secret_ciphertext: string;
+    events: string;
+    enabled: 0 | 1;
+    created_at: number;
+    updated_at: number;
+  };
   beforeAll(async () => {
     t = await createTestApp(dialect);
     const now = Date.now();
-    const endpoint = (events: string[], enabled: 0 | 1) => ({
+    endpoint = (events: string[], enabled: 0 | 1) => ({
       name: "n",
       url: "https://example.com/hook",
       secret_ciphertext: sealSecret(t.ctx.keys.secretKey, "0123456789abcdef"),
@@ -109,5 +122,41 @@ describe.each(DIALECTS)("the event spine on $name", (dialect) => {
         .where("username", "=", "ghost")
         .executeTakeFirst(),
     ).toBeUndefined();
+  });
+
+  it("gives each subscribed endpoint its own body, and only endpoints that list the event exactly", async () => {
+    const ids = (
+      await t.ctx.db
+        .insertInto("webhooks")
+        .values([
+          endpoint(["USER_LEFT_ROOM", "ROOM_DELETED"], 1),
+          endpoint(["ROOM_DELETED"], 1),
+          endpoint(["ADMIN_ROOM_DELETED"], 1), // contains ROOM_DELETED as a substring
+          endpoint(["ROOM_DELETED"], 0),
+        ])
+        .returning("id")
+        .execute()
+    ).map((row) => row.id);
+    const data = eventData.roomDeleted({ roomId: 41, deletedBy: 'zoë "ops"' });
+    let woke = 0;
+    const off = t.ctx.spine.onDeliveriesQueued(() => woke++);
+    await inTransaction(t.ctx, (tx) => tx.emit("ROOM_DELETED", data));
+    off();
+    expect(woke).toBe(1);
+    const rows = await t.ctx.db
+      .selectFrom("webhook_deliveries")
+      .selectAll()
+      .where("event", "=", "ROOM_DELETED")
+      .orderBy("webhook_id")
+      .execute();
+    expect(rows.map((row) => row.webhook_id)).toEqual([ids[0], ids[1]]);
+    for (const row of rows) {
+      expect(row.body).toBe(buildEnvelope("ROOM_DELETED", row.created_at, row.webhook_id, data));
+      expect(row).toMatchObject({
+        status: "PENDING",
+        attempts: 0,
+        next_attempt_at: row.created_at,
+      });
+    }
   });
 });

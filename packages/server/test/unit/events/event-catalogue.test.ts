@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildEnvelope } from "../../../src/events/build-envelope.js";
+import { buildEnvelope, envelopeAround } from "../../../src/events/build-envelope.js";
 import { EVENT_NAMES, eventData, isEventName } from "../../../src/events/event-catalogue.js";
 
 const T = Date.UTC(2026, 10, 22, 10, 0, 0, 0);
@@ -135,5 +135,27 @@ describe("event catalogue", () => {
     expect(body).toBe(
       '{"event":"ADMIN_USER_DISABLED","timestamp":"2026-11-22T10:00:00.000Z","webhookId":12,"data":{"username":"bob","adminActor":"admin"}}',
     );
+  });
+
+  it("splits the envelope around webhookId so that prefix + id + suffix is the whole body", () => {
+    const samples = [
+      eventData.messageCreated({
+        roomId: 3,
+        messageId: 99,
+        senderId: null,
+        createdAt: T,
+        inboundWebhookId: 5,
+      }),
+      // Non-ASCII, quotes and a backslash: escaped the same way whichever way the body is built.
+      { username: 'zoë "the" \\ admin ✓', adminActor: "admin" },
+    ];
+    for (const data of samples) {
+      const { prefix, suffix } = envelopeAround("ADMIN_USER_DISABLED", T, data as never);
+      for (const id of [1, 12, 9_007_199_254_740_991]) {
+        expect(prefix + String(id) + suffix).toBe(
+          buildEnvelope("ADMIN_USER_DISABLED", T, id, data as never),
+        );
+      }
+    }
   });
 });
