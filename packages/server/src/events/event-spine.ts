@@ -45,9 +45,9 @@ export interface EventSpineOptions {
  * on PostgreSQL a NOTIFY wakes other processes too.
  *
  * The NOTIFY is sent after the commit, on its own, and coalesced: one NOTIFY in flight at a time,
- * plus one more if further commits queued deliveries meanwhile. Sending it inside each transaction
- * instead made PostgreSQL take its global notify-queue lock in every commit, which serialized the
- * commits of all writers (ingest benchmark: p99 527 ms instead of 58 ms, a fifth fewer posts/s).
+ * plus one more if further commits queued deliveries meanwhile. Sent inside each transaction, it
+ * would make every commit take PostgreSQL's global notify lock (held through the commit to keep
+ * notifications in commit order), serializing the commits of all notifying writers.
  * A NOTIFY is only a wake-up: a lost one (a crash right after the commit, a dropped connection)
  * delays the other processes until their periodic sweep, and the rows are already durable.
  */
