@@ -31,15 +31,20 @@ export async function startServer(
   const address = `http://${host}:${port}`;
   const background: BackgroundWork[] = await startBackgroundWork(ctx, app.metrics, app.log);
 
-  print(
+  // One write for the whole banner, so that a reader of the output (a person, a supervisor, a
+  // script waiting for the admin token) never sees the address without the lines that follow it.
+  const banner = [
     `Parley is listening on ${address} (${ctx.dialect === "sqlite" ? `SQLite in ${config.dataDir}` : "PostgreSQL"}, ${config.edition} edition)`,
-  );
-  print(`Admin UI: ${address}/admin/`);
-  print(`API docs: ${address}/docs`);
+    `Admin UI: ${address}/admin/`,
+    `API docs: ${address}/docs`,
+  ];
   if (admin) {
-    print(`Created the first admin user "${admin.username}". Its token (valid 30 days):`);
-    print(`Admin token: ${admin.token}`);
+    banner.push(
+      `Created the first admin user "${admin.username}". Its token (valid 30 days):`,
+      `Admin token: ${admin.token}`,
+    );
   }
+  print(banner.join("\n"));
 
   let closing: Promise<void> | undefined;
   const close = () =>

@@ -93,7 +93,7 @@ export async function spawnServer(options: SpawnOptions): Promise<SpawnedServer>
       output += chunk.toString("utf8");
       url ??= /listening on (http:\/\/\S+)/.exec(output)?.[1];
       adminToken ??= /^Admin token: (\S+)$/m.exec(output)?.[1];
-      // The token, when there is one, is printed right after the docs line, in the same tick.
+      // The whole banner (address, docs line and, on first start, the token) is one write.
       if (url && /^API docs: /m.test(output)) {
         clearTimeout(timer);
         setTimeout(resolve, 50);
