@@ -2,11 +2,11 @@ import type {
   FlagReviewStatus,
   Message,
   ModerationFlag as Flag,
-  Page,
 } from "../../../../client/src/types/api.js";
 import { isStatus, paginate } from "../api.js";
 import { link, type View, type ViewContext } from "../context.js";
 import { badge, busy, details, h, replaceChildren, row, table, time } from "../dom.js";
+import { pagedTable } from "../paged-table.js";
 
 const PAGE_SIZE = 50;
 
@@ -74,10 +74,11 @@ export const moderationView: View = async (context) => {
     [],
     { class: "data", id: "flags" },
   );
-  const body = flags.tBodies[0]!;
-  const more = h("button", { type: "button", class: "secondary", hidden: true }, "Load more");
-  const empty = h("p", { class: "empty", hidden: true }, "Nothing to review.");
-  const failure = h("p", { class: "error", role: "alert", hidden: true });
+  const list = pagedTable<Flag>(flags, {
+    emptyText: "Nothing to review.",
+    rowOf: (flag) => flagRow(flag),
+    fail: (error) => context.fail(error),
+  });
   root.append(
     h("h1", null, "Moderation queue"),
     h(
@@ -87,37 +88,8 @@ export const moderationView: View = async (context) => {
       "(a quarantined one is announced now); rejecting hides it from everyone but admins.",
     ),
     h("div", { class: "toolbar" }, h("label", { for: "flag-status" }, "Show"), filter),
-    flags,
-    empty,
-    failure,
-    more,
+    ...list.parts,
   );
-
-  let pages: AsyncGenerator<Page<Flag>, void, undefined> | undefined;
-  let generation = 0;
-
-  async function nextPage(current: number): Promise<void> {
-    if (!pages) return;
-    try {
-      const step = await pages.next();
-      if (current !== generation) return;
-      if (step.done) {
-        more.hidden = true;
-        return;
-      }
-      body.append(...step.value.items.map((flag) => flagRow(flag)));
-      more.hidden = step.value.nextCursor === null;
-      empty.hidden = body.childElementCount > 0;
-      flags.hidden = body.childElementCount === 0;
-    } catch (error) {
-      if (current !== generation) return;
-      const message = context.fail(error);
-      if (message !== undefined) {
-        failure.textContent = message;
-        failure.hidden = false;
-      }
-    }
-  }
 
   function flagRow(flag: Flag): HTMLTableRowElement {
     const tr = row(
@@ -142,22 +114,17 @@ export const moderationView: View = async (context) => {
     return tr;
   }
 
-  async function show(): Promise<void> {
-    const current = ++generation;
-    body.replaceChildren();
-    failure.hidden = true;
-    empty.hidden = true;
-    more.hidden = true;
+  function show(): Promise<void> {
     const status = filter.value as FlagReviewStatus | "";
-    pages = paginate(context.api, "GET /api/admin/moderation/flags", {
-      limit: PAGE_SIZE,
-      ...(status === "" ? {} : { status }),
-    });
-    await nextPage(current);
+    return list.show(
+      paginate(context.api, "GET /api/admin/moderation/flags", {
+        limit: PAGE_SIZE,
+        ...(status === "" ? {} : { status }),
+      }),
+    );
   }
 
   filter.addEventListener("change", () => void show());
-  more.addEventListener("click", () => void busy(more, () => nextPage(generation)));
   await show();
 };
 

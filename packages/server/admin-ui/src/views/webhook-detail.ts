@@ -1,12 +1,8 @@
-import type {
-  DeliveryStatus,
-  DeliverySummary,
-  Page,
-  Webhook,
-} from "../../../../client/src/types/api.js";
+import type { DeliveryStatus, DeliverySummary, Webhook } from "../../../../client/src/types/api.js";
 import { isStatus, paginate } from "../api.js";
 import { link, type View, type ViewContext } from "../context.js";
 import { badge, busy, details, h, replaceChildren, row, table, time } from "../dom.js";
+import { pagedTable } from "../paged-table.js";
 import { deleteButton, enterpriseNotice, testButton, toggleButton } from "./webhooks.js";
 
 const STATUSES: DeliveryStatus[] = ["PENDING", "SUCCESS", "FAILED", "EXHAUSTED"];
@@ -76,10 +72,11 @@ export const webhookDetailView: View = async (context, [idText]) => {
     [],
     { class: "data", id: "deliveries" },
   );
-  const body = deliveries.tBodies[0]!;
-  const more = h("button", { type: "button", class: "secondary", hidden: true }, "Load more");
-  const empty = h("p", { class: "empty", hidden: true }, "No deliveries.");
-  const failure = h("p", { class: "error", role: "alert", hidden: true });
+  const list = pagedTable<DeliverySummary>(deliveries, {
+    emptyText: "No deliveries.",
+    rowOf: (delivery) => deliveryRow(id, delivery),
+    fail: (error) => context.fail(error),
+  });
   replaceChildren(
     log,
     h(
@@ -89,57 +86,22 @@ export const webhookDetailView: View = async (context, [idText]) => {
       filter,
       refresh,
     ),
-    deliveries,
-    empty,
-    failure,
-    more,
+    ...list.parts,
   );
 
-  let pages: AsyncGenerator<Page<DeliverySummary>, void, undefined> | undefined;
-  let generation = 0;
-
-  async function nextPage(current: number): Promise<void> {
-    if (!pages) return;
-    try {
-      const step = await pages.next();
-      if (current !== generation) return;
-      if (step.done) {
-        more.hidden = true;
-        return;
-      }
-      body.append(...step.value.items.map((delivery) => deliveryRow(id, delivery)));
-      more.hidden = step.value.nextCursor === null;
-      empty.hidden = body.childElementCount > 0;
-      deliveries.hidden = body.childElementCount === 0;
-    } catch (error) {
-      if (current !== generation) return;
-      const message = context.fail(error);
-      if (message !== undefined) {
-        failure.textContent = message;
-        failure.hidden = false;
-      }
-    }
-  }
-
   /** Starts the log again from the newest delivery, with the filter in effect. */
-  async function showLog(): Promise<void> {
-    const current = ++generation;
-    body.replaceChildren();
-    failure.hidden = true;
-    empty.hidden = true;
-    more.hidden = true;
+  function showLog(): Promise<void> {
     const status = filter.value as DeliveryStatus | "";
-    pages = paginate(context.api, "GET /api/admin/webhooks/{id}/deliveries", {
+    const pages = paginate(context.api, "GET /api/admin/webhooks/{id}/deliveries", {
       id,
       limit: PAGE_SIZE,
       ...(status === "" ? {} : { status }),
     });
-    await busy(refresh, () => nextPage(current));
+    return busy(refresh, () => list.show(pages));
   }
 
   filter.addEventListener("change", () => void showLog());
   refresh.addEventListener("click", () => void showLog());
-  more.addEventListener("click", () => void busy(more, () => nextPage(generation)));
   await showLog();
 };
 
