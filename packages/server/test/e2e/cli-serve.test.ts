@@ -1,14 +1,14 @@
-import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
+import { killAllServers, spawnServer } from "../helpers/spawn-server.js";
 
 // Runs the BUILT command line (npm test builds first), the way an operator starts Parley.
 const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../dist/cli.js");
 
-const children: ChildProcessWithoutNullStreams[] = [];
 const dirs: string[] = [];
 
 function tempDir(): string {
@@ -26,60 +26,22 @@ function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
-/** Starts `parley serve` and resolves once it printed its address (and the admin token, if any). */
-function serve(env: Record<string, string>): Promise<{
-  child: ChildProcessWithoutNullStreams;
-  address: string;
-  token?: string;
-  output: () => string;
-}> {
-  const child = spawn(process.execPath, [CLI, "serve", "--port", "0"], { env: cleanEnv(env) });
-  children.push(child);
-  let out = "";
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${out}`)), 20_000);
-    const onData = (chunk: Buffer) => {
-      out += chunk.toString();
-      const address = /listening on (http:\/\/\S+)/.exec(out)?.[1];
-      const token = /Admin token: (\S+)/.exec(out)?.[1];
-      const done =
-        address &&
-        (token || /API docs:/.test(out)) &&
-        (token || !/Created the first admin/.test(out));
-      if (done) {
-        clearTimeout(timer);
-        resolve({ child, address, ...(token ? { token } : {}), output: () => out });
-      }
-    };
-    child.stdout.on("data", onData);
-    child.stderr.on("data", onData);
-    child.on("exit", (code) => reject(new Error(`serve exited with ${code}:\n${out}`)));
-  });
-}
-
-function exited(child: ChildProcessWithoutNullStreams): Promise<number | null> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null) return resolve(child.exitCode);
-    child.on("exit", (code) => resolve(code));
-  });
-}
-
-afterEach(() => {
-  for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
+afterEach(async () => {
+  await killAllServers();
   for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 });
 
 describe("parley serve", () => {
   it("creates the admin on first start, prints a working token, and shuts down cleanly on SIGTERM", async () => {
     const dataDir = tempDir();
-    const server = await serve({ PARLEY_DATA_DIR: dataDir });
-    expect(server.token).toBeTruthy();
+    const server = await spawnServer({ env: { PARLEY_DATA_DIR: dataDir } });
+    expect(server.adminToken).toBeTruthy();
     expect(fs.existsSync(path.join(dataDir, "parley.db"))).toBe(true);
 
-    const health = await fetch(`${server.address}/healthz`);
+    const health = await fetch(`${server.url}/healthz`);
     expect(health.status).toBe(200);
-    const users = await fetch(`${server.address}/api/admin/users`, {
-      headers: { authorization: `Bearer ${server.token}` },
+    const users = await fetch(`${server.url}/api/admin/users`, {
+      headers: { authorization: `Bearer ${server.adminToken}` },
     });
     expect(users.status).toBe(200);
     const body = (await users.json()) as { items: Array<{ username: string; role: string }> };
@@ -87,14 +49,13 @@ describe("parley serve", () => {
       expect.objectContaining({ username: "admin", role: "admin" }),
     );
 
-    server.child.kill("SIGTERM");
-    expect(await exited(server.child)).toBe(0);
+    expect(await server.kill("SIGTERM")).toBe(0);
 
     // Second start on the same data: no new admin, no token printed, the old token still works.
-    const again = await serve({ PARLEY_DATA_DIR: dataDir });
-    expect(again.token).toBeUndefined();
-    const still = await fetch(`${again.address}/api/admin/users`, {
-      headers: { authorization: `Bearer ${server.token}` },
+    const again = await spawnServer({ env: { PARLEY_DATA_DIR: dataDir } });
+    expect(again.adminToken).toBeUndefined();
+    const still = await fetch(`${again.url}/api/admin/users`, {
+      headers: { authorization: `Bearer ${server.adminToken}` },
     });
     expect(still.status).toBe(200);
   });
@@ -112,7 +73,7 @@ describe("parley serve", () => {
 
   it("mints tokens with `parley token create` that the server accepts", async () => {
     const dataDir = tempDir();
-    const server = await serve({ PARLEY_DATA_DIR: dataDir });
+    const server = await spawnServer({ env: { PARLEY_DATA_DIR: dataDir } });
     const minted = spawnSync(
       process.execPath,
       [CLI, "token", "create", "--role", "bot", "--subject", "ci-bot", "--ttl", "1h"],
@@ -126,7 +87,7 @@ describe("parley serve", () => {
     const token = minted.stdout.trim();
     expect(token.split(".")).toHaveLength(3);
     // A bot token is valid but not an admin: 403, not 401.
-    const res = await fetch(`${server.address}/api/admin/users`, {
+    const res = await fetch(`${server.url}/api/admin/users`, {
       headers: { authorization: `Bearer ${token}` },
     });
     expect(res.status).toBe(403);

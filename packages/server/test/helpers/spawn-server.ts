@@ -24,8 +24,8 @@ export interface SpawnedServer {
   readonly pid: number;
   /** Everything it printed so far (stdout and stderr), for failure messages. */
   output(): string;
-  /** Sends the signal and waits for the process to exit. */
-  kill(signal?: NodeJS.Signals): Promise<void>;
+  /** Sends the signal (default SIGTERM) and waits for the process to exit; gives its exit code. */
+  kill(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
 export interface SpawnOptions {
@@ -45,10 +45,10 @@ export async function killAllServers(): Promise<void> {
   await Promise.all([...running].map((child) => stop(child, "SIGKILL")));
 }
 
-function stop(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+function stop(child: ChildProcess, signal: NodeJS.Signals): Promise<number | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
   return new Promise((resolve) => {
-    child.once("exit", () => resolve());
+    child.once("exit", (code) => resolve(code));
     child.kill(signal);
   });
 }
