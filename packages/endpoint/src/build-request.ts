@@ -1,16 +1,16 @@
+import { BoundedCache } from "./bounded-cache.js";
+import { amendAcceptHeader, mergeMediaType } from "./media-type.js";
+import { mergeHeaders, mergeRequest, normalizeHeaders } from "./merging.js";
+import { ownValue, setOwn } from "./objects.js";
+import {
+  appendQuery,
+  formatQueryParameter,
+  isAbsoluteUrl,
+  joinBaseUrl,
+  type Route,
+} from "./route.js";
 import type { EndpointDefaults, RequestOptions, RequestRequestOptions } from "./types.js";
-import { amendAcceptHeader } from "./util/amend-accept-header.js";
-import { appendQuery } from "./util/append-query.js";
-import { formatQueryParameter } from "./util/format-query-parameter.js";
-import { isAbsoluteUrl } from "./util/is-absolute-url.js";
-import { joinBaseUrl } from "./util/join-base-url.js";
-import { mergeHeaders } from "./util/merge-headers.js";
-import { mergeMediaType } from "./util/merge-media-type.js";
-import { mergeRequest } from "./util/merge-request.js";
-import { normalizeHeaders } from "./util/normalize-headers.js";
-import { ownValue } from "./util/own-value.js";
-import { setOwn } from "./util/set-own.js";
-import { templatePlan } from "./util/template-plan.js";
+import { parseUrlTemplate, type UrlTemplate } from "./url-template.js";
 
 /** Option keys that are never url variables, query parameters or body keys. */
 const OPTION_KEYS: ReadonlySet<string> = new Set([
@@ -29,6 +29,36 @@ const LOWERCASE_METHODS: ReadonlySet<string> = new Set(BODY_METHODS).add("get").
 
 const NONE: Record<string, unknown> = Object.freeze({});
 
+/** What buildRequest needs to know about a url, worked out once per url. */
+interface UrlPlan {
+  readonly template: UrlTemplate;
+  /** Keys that are neither query parameters nor body keys: option keys and placeholders. */
+  readonly consumed: ReadonlySet<string>;
+  /** Whether a placeholder is named like an option key (`{url}`), which must not expand. */
+  readonly namesOptionKey: boolean;
+  /** Whether every expansion is an absolute url (true), a relative one (false), or it depends. */
+  readonly absolute: boolean | undefined;
+}
+
+const plans = new BoundedCache<UrlPlan>(1000);
+
+/** The plan for a url, cached: expanded urls are then never re-scanned for their shape. */
+function planUrl(url: string): UrlPlan {
+  return plans.get(url) ?? plans.set(url, makePlan(url));
+}
+
+function makePlan(url: string): UrlPlan {
+  const template = parseUrlTemplate(url);
+  const names = [...template.variableNames];
+  const prefix = template.literalPrefix;
+  return {
+    template,
+    consumed: new Set([...OPTION_KEYS, ...names]),
+    namesOptionKey: names.some((name) => OPTION_KEYS.has(name)),
+    absolute: isAbsoluteUrl(prefix) ? true : prefix.startsWith("/") ? false : undefined,
+  };
+}
+
 /**
  * Request options from a call's options laid over `defaults` by the rules of `merge()`, read in
  * place instead of from a merged copy: `buildRequest(d, route, o)` equals
@@ -40,7 +70,7 @@ const NONE: Record<string, unknown> = Object.freeze({});
  */
 export function buildRequest(
   defaults: EndpointDefaults | null,
-  route: readonly [method: string | undefined, url: string] | undefined,
+  route: Route | undefined,
   options: unknown,
 ): RequestOptions {
   const given = typeof options === "object" && options !== null ? options : NONE;
@@ -53,7 +83,7 @@ export function buildRequest(
 
   const method = lowercase(pick("method", route?.[0]) ?? "get");
   const rawUrl = pick("url", route?.[1]) ?? "/";
-  const plan = templatePlan(typeof rawUrl === "string" ? rawUrl : String(rawUrl), OPTION_KEYS);
+  const plan = planUrl(typeof rawUrl === "string" ? rawUrl : String(rawUrl));
   const { template, consumed } = plan;
 
   const merged = mergeHeaders(base.headers, ownValue(given, "headers"));
@@ -61,8 +91,13 @@ export function buildRequest(
   const mediaType = mergeMediaType(base.mediaType, ownValue(given, "mediaType"));
   const format = typeof mediaType.format === "string" ? mediaType.format : "";
   const previews = mediaType.previews as readonly string[];
-  if (headers.accept !== undefined && (format !== "" || previews.length > 0)) {
-    headers.accept = amendAcceptHeader(headers.accept, format, previews);
+  const accept = headers.accept;
+  if (accept !== undefined && (format !== "" || previews.length > 0)) {
+    headers.accept = amendAcceptHeader(
+      typeof accept === "string" ? accept : String(accept),
+      format,
+      previews,
+    );
   }
 
   const path = plan.namesOptionKey

@@ -1,8 +1,6 @@
+import { DEFAULT_VENDOR } from "./media-type.js";
 import type { EndpointDefaults } from "./types.js";
 import { VERSION } from "./version.js";
-
-/** The vendor named in media types when the accept header in effect names none. */
-export const DEFAULT_VENDOR = "parley";
 
 export const DEFAULTS: EndpointDefaults = {
   method: "get",

@@ -7,6 +7,7 @@ export type {
   EndpointDefaults,
   EndpointInterface,
   EndpointOptions,
+  HeaderValue,
   Layered,
   MediaType,
   RequestHeaders,

@@ -1,9 +1,7 @@
+import { mergeMediaType } from "./media-type.js";
+import { mergeHeaders, mergeRequest, withoutUndefined } from "./merging.js";
+import { parseRoute } from "./route.js";
 import type { EndpointDefaults, EndpointOptions } from "./types.js";
-import { mergeHeaders } from "./util/merge-headers.js";
-import { mergeMediaType } from "./util/merge-media-type.js";
-import { mergeRequest } from "./util/merge-request.js";
-import { parseRoute } from "./util/parse-route.js";
-import { withoutUndefined } from "./util/without-undefined.js";
 
 /**
  * Layers a call's options over `defaults`, keeping url placeholders. Keys whose value is

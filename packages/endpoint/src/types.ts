@@ -1,6 +1,9 @@
 /** Header values as callers pass them. `undefined` is dropped; `null` overrides a default and then sends nothing. */
 export type RequestHeaderValue = string | number | boolean | null | undefined;
 
+/** A header value in the result: the value as given (a number stays a number). */
+export type HeaderValue = NonNullable<RequestHeaderValue>;
+
 export interface RequestHeaders {
   accept?: RequestHeaderValue;
   "user-agent"?: RequestHeaderValue;
@@ -50,8 +53,8 @@ export interface RequestOptions {
   /** Always lowercase. */
   method: string;
   url: string;
-  /** Names always lowercase. */
-  headers: Record<string, string>;
+  /** Names always lowercase; values as given (`null` and `undefined` ones left out). */
+  headers: Record<string, HeaderValue>;
   /** Present only when there is a body (PATCH, POST, PUT, DELETE). */
   body?: unknown;
   /** Present only when a `request` option was given. */

@@ -1,9 +1,6 @@
-import { BoundedCache } from "./util/bounded-cache.js";
-import { encodeReserved } from "./util/encode-reserved.js";
-import { encodeUnreserved } from "./util/encode-unreserved.js";
-import { isPlainObject } from "./util/is-plain-object.js";
-import { ownValue } from "./util/own-value.js";
-import { takeCodePoints } from "./util/take-code-points.js";
+import { BoundedCache } from "./bounded-cache.js";
+import { encodeReserved, encodeUnreserved, takeCodePoints } from "./encoding.js";
+import { isPlainObject, ownValue } from "./objects.js";
 
 /** A url template parsed once: expand it with any number of variable sets. */
 export interface UrlTemplate {

@@ -1,9 +1,9 @@
 import { buildRequest } from "./build-request.js";
 import { merge } from "./merge.js";
+import { frozenCopy } from "./merging.js";
 import { parse } from "./parse.js";
+import { parseRoute } from "./route.js";
 import type { EndpointDefaults, EndpointInterface, EndpointOptions } from "./types.js";
-import { frozenCopy } from "./util/frozen-copy.js";
-import { parseRoute } from "./util/parse-route.js";
 
 /**
  * An endpoint function bound to `newDefaults` layered over `oldDefaults`. `.defaults()` on it

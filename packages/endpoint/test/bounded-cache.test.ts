@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseUrlTemplate } from "../src/url-template.js";
-import { BoundedCache } from "../src/util/bounded-cache.js";
+import { BoundedCache } from "../src/bounded-cache.js";
 
 describe("BoundedCache", () => {
   it("forgets the oldest entry once full", () => {

@@ -117,8 +117,20 @@ describe("headers", () => {
     ).toBe("token abc");
   });
 
-  it("sends header values as strings", () => {
-    expect(endpoint("GET /", { headers: { "x-count": 3 } }).headers["x-count"]).toBe("3");
+  // As @octokit/endpoint 11 does: only names are changed (lowercased), never values.
+  it("keeps header values as given: a number stays a number", () => {
+    const { headers } = endpoint("POST /x", {
+      headers: { "content-length": 14, "X-Count": 3, "x-dry-run": true },
+    });
+    expect(headers["content-length"]).toBe(14);
+    expect(headers["x-count"]).toBe(3);
+    expect(headers["x-dry-run"]).toBe(true);
+  });
+
+  it("keeps header values from .defaults() as given", () => {
+    const bound = endpoint.defaults({ headers: { "X-Retry-Limit": 5 } });
+    expect(bound("GET /").headers["x-retry-limit"]).toBe(5);
+    expect(endpoint.parse(bound.merge("GET /")).headers["x-retry-limit"]).toBe(5);
   });
 
   it("drops a header whose value is null, overriding its default", () => {

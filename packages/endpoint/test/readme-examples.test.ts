@@ -56,9 +56,11 @@ describe("README examples", () => {
       roomId: 7,
       content: "Deploy finished :rocket:",
     });
+    // The README's examples are JavaScript; in TypeScript, fetch's and undici's types want string
+    // header values (see the README's Headers note). These examples pass only strings.
     const response = await fetch(url, {
       method,
-      headers,
+      headers: headers as Record<string, string>,
       body: body === undefined ? undefined : JSON.stringify(body),
     });
 
@@ -82,7 +84,7 @@ describe("README examples", () => {
     const { method, url, headers, body } = api("GET /api/rooms/{roomId}/messages", { roomId: 7 });
     const { statusCode, body: responseBody } = await request(url, {
       method: method.toUpperCase() as "GET",
-      headers,
+      headers: headers as Record<string, string>,
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const page = await responseBody.json();
@@ -109,7 +111,7 @@ describe("README examples", () => {
       },
     );
     expect(body).toBe(fileBuffer);
-    await fetch(url, { method, headers, body: fileBuffer });
+    await fetch(url, { method, headers: headers as Record<string, string>, body: fileBuffer });
     expect(received.at(-1)).toMatchObject({
       method: "POST",
       url: "/rooms/9/files?name=notes%20v1.txt&label=draft",

@@ -1,6 +1,44 @@
-import { DEFAULT_VENDOR } from "../defaults.js";
+// The `mediaType` option: merging it over the defaults' and applying it to the accept header.
 import { BoundedCache } from "./bounded-cache.js";
-import { mergePreviews } from "./merge-previews.js";
+import type { MediaType } from "./types.js";
+
+/** The vendor named in media types when the accept header in effect names none. */
+export const DEFAULT_VENDOR = "parley";
+
+const PREVIEW_SUFFIX = "-preview";
+
+/** Earlier names first, then later ones; `-preview` suffixes stripped, duplicates and non-strings dropped. */
+function mergePreviews(earlier: readonly unknown[], later: readonly unknown[]): string[] {
+  const merged: string[] = [];
+  for (const list of [earlier, later]) {
+    for (const name of list) {
+      if (typeof name !== "string") continue;
+      // Names are accepted with or without the suffix: "mercy-preview" is "mercy".
+      const stripped = name.endsWith(PREVIEW_SUFFIX) ? name.slice(0, -PREVIEW_SUFFIX.length) : name;
+      if (stripped !== "" && !merged.includes(stripped)) merged.push(stripped);
+    }
+  }
+  return merged;
+}
+
+/**
+ * The call's `mediaType` over the defaults': a defined `format` replaces, `previews` accumulate.
+ * `previews` is the defaults' own array when the call adds none: copy it before handing it out.
+ */
+export function mergeMediaType(
+  defaults: unknown,
+  given: unknown,
+): { format: unknown; previews: readonly unknown[] } {
+  const base = (typeof defaults === "object" && defaults !== null ? defaults : {}) as MediaType;
+  let format: unknown = base.format ?? "";
+  let previews: readonly unknown[] = Array.isArray(base.previews) ? base.previews : [];
+  if (typeof given === "object" && given !== null) {
+    const mediaType = given as MediaType;
+    if (mediaType.format !== undefined) format = mediaType.format;
+    if (Array.isArray(mediaType.previews)) previews = mergePreviews(previews, mediaType.previews);
+  }
+  return { format, previews };
+}
 
 // application/vnd.<vendor>[.<version> | .<name>-preview][.<format>][+json]
 const VENDOR_ENTRY =
