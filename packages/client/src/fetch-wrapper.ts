@@ -10,7 +10,9 @@ import { redactRequest, redactUrl } from "./util/redact.js";
 export async function fetchWrapper(options: RequestOptions): Promise<ParleyResponse<unknown>> {
   const meta: ClientRequestOptions = options.request ?? {};
   const fetchImpl: FetchLike = meta.fetch ?? globalThis.fetch;
-  const headers = { ...options.headers };
+  // endpoint() keeps header values as given (a number stays a number); fetch takes strings.
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(options.headers)) headers[name] = String(value);
   const body = encodeBody(options.body, headers);
 
   const timeoutSignal = meta.timeout === undefined ? undefined : AbortSignal.timeout(meta.timeout);

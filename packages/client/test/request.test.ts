@@ -208,6 +208,20 @@ describe("request", () => {
     expect(calls).toEqual([`GET ${server.url}/api/admin/webhooks?limit=5`]);
   });
 
+  it("sends header values that endpoint() keeps as numbers or booleans as their text", async () => {
+    const seen: Array<Record<string, string>> = [];
+    const withFetch = api.defaults({
+      request: {
+        fetch: async (_url: string, init: RequestInit) => {
+          seen.push(init.headers as Record<string, string>);
+          return new Response(null, { status: 204 });
+        },
+      },
+    });
+    await withFetch("GET /json", { headers: { "x-retry-count": 3, "x-dry-run": true } });
+    expect(seen[0]).toMatchObject({ "x-retry-count": "3", "x-dry-run": "true" });
+  });
+
   it("cascades defaults and exposes the bound endpoint", async () => {
     const bound = api.defaults({ headers: { "x-trace": "a" } }).defaults({ limit: 7 });
     expect(bound.endpoint.DEFAULTS.baseUrl).toBe(server.url);

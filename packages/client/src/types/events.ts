@@ -20,6 +20,7 @@ export const EVENT_NAMES = [
   "ADMIN_ROOM_DELETED",
   "MESSAGE_AUTO_MODERATION_FLAGGED",
   "MESSAGE_AUTO_MODERATION_QUARANTINED",
+  "WEBHOOK_ENDPOINT_DISABLED",
 ] as const;
 
 /** An event an endpoint can subscribe to. */
@@ -41,9 +42,16 @@ export interface MessageCreatedData {
   inboundWebhookId?: number;
 }
 
+/**
+ * How the user joined or left: as a member (`POST .../join`, `.../leave`), by being present on the
+ * live stream, or by joining or leaving the room's call.
+ */
+export type RoomPresenceVia = "membership" | "presence" | "call";
+
 export interface RoomMembershipData {
   roomId: number;
   username: string;
+  via: RoomPresenceVia;
 }
 
 export interface RoomCreatedData {
@@ -106,6 +114,14 @@ export interface ModerationEventData {
   moderationQueueUrl?: string;
 }
 
+/** Parley disabled another outbound endpoint (410 Gone, or a long run of failures). */
+export interface WebhookEndpointDisabledData {
+  webhookId: number;
+  name: string;
+  reason: "gone" | "auto_failing";
+  disabledAt: string;
+}
+
 export interface WebhookTestData {
   message: string;
   requestedBy: string;
@@ -125,6 +141,7 @@ export interface EventDataMap {
   ADMIN_ROOM_DELETED: AdminRoomDeletedData;
   MESSAGE_AUTO_MODERATION_FLAGGED: ModerationEventData;
   MESSAGE_AUTO_MODERATION_QUARANTINED: ModerationEventData;
+  WEBHOOK_ENDPOINT_DISABLED: WebhookEndpointDisabledData;
   WEBHOOK_TEST: WebhookTestData;
 }
 

@@ -6,16 +6,27 @@
  * time; any other route string still works, with loose types.
  */
 import type {
+  Call,
+  CallState,
   CreateInboundWebhookParams,
   CreateUserParams,
   CreateWebhookParams,
   DeliveryDetail,
+  DeliverySearchItem,
   DeliverySummary,
+  EventTypes,
+  Recovered,
+  RecoverParams,
+  RotatedSecret,
+  RotateSecretParams,
+  SearchDeliveriesParams,
   InboundWebhook,
   InboundWebhookWithToken,
   IngestParams,
   IngestResult,
   IssuedToken,
+  LinkedIdentity,
+  LinkIdentityParams,
   ListDeliveriesParams,
   ListParams,
   Message,
@@ -26,6 +37,8 @@ import type {
   QueuedDelivery,
   Room,
   SlackIngestParams,
+  StoredMessage,
+  TokenIdParams,
   UpdateInboundWebhookParams,
   UpdateWebhookParams,
   UploadedFile,
@@ -49,6 +62,15 @@ export interface Routes {
   };
   "POST /api/admin/users/{id}/disable": { params: Id; response: User };
   "DELETE /api/admin/users/{id}": { params: Id; response: undefined };
+  /** Revokes every token the user holds now; tokens issued afterwards work. */
+  "POST /api/admin/users/{id}/revoke-tokens": { params: Id; response: undefined };
+  /** Links an identity provider's subject (its tokens' `sub`) to the user. */
+  "POST /api/admin/users/{id}/identities": {
+    params: Id & LinkIdentityParams;
+    response: LinkedIdentity;
+  };
+  /** Revokes one token by the `tokenId` it was issued with. */
+  "DELETE /api/admin/tokens/{tokenId}": { params: TokenIdParams; response: undefined };
 
   // Rooms and direct messages
   "POST /api/rooms": { params: { name: string }; response: Room };
@@ -56,6 +78,9 @@ export interface Routes {
   "GET /api/rooms/{roomId}": { params: RoomId; response: Room };
   "POST /api/rooms/{roomId}/join": { params: RoomId; response: Room };
   "POST /api/rooms/{roomId}/leave": { params: RoomId; response: undefined };
+  "POST /api/rooms/{roomId}/call/join": { params: RoomId; response: Call };
+  "POST /api/rooms/{roomId}/call/leave": { params: RoomId; response: undefined };
+  "GET /api/rooms/{roomId}/call": { params: RoomId; response: CallState };
   "DELETE /api/rooms/{roomId}": { params: RoomId; response: undefined };
   "DELETE /api/admin/rooms/{roomId}": { params: RoomId; response: undefined };
   /** 201 with a new conversation, or 200 with the one already open with that user. */
@@ -65,6 +90,11 @@ export interface Routes {
   // Messages and files
   "POST /api/rooms/{roomId}/messages": { params: RoomId & PostMessageParams; response: Message };
   "GET /api/rooms/{roomId}/messages": { params: RoomId & ListParams; response: Page<Message> };
+  /** Any room's or direct message's messages, hidden ones included (admin). */
+  "GET /api/admin/rooms/{roomId}/messages": {
+    params: RoomId & ListParams;
+    response: Page<StoredMessage>;
+  };
   "GET /api/rooms/{roomId}/messages/{messageId}": {
     params: RoomId & { messageId: number };
     response: Message;
@@ -77,6 +107,7 @@ export interface Routes {
     params: ListParams & { status?: FlagReviewStatus };
     response: Page<ModerationFlag>;
   };
+  "GET /api/admin/moderation/flags/{id}": { params: Id; response: ModerationFlag };
   "POST /api/admin/moderation/flags/{id}/approve": { params: Id; response: ModerationFlag };
   "POST /api/admin/moderation/flags/{id}/reject": { params: Id; response: ModerationFlag };
 
@@ -95,6 +126,20 @@ export interface Routes {
   };
   "DELETE /api/admin/webhooks/{id}": { params: Id; response: undefined };
   "POST /api/admin/webhooks/{id}/test": { params: Id; response: QueuedDelivery };
+  /** The secret is shown only in this answer. */
+  "POST /api/admin/webhooks/{id}/rotate-secret": {
+    params: Id & RotateSecretParams;
+    response: RotatedSecret;
+  };
+  "POST /api/admin/webhooks/{id}/recover": {
+    params: Id & RecoverParams;
+    response: Recovered;
+  };
+  "GET /api/admin/webhooks/event-types": { params: None; response: EventTypes };
+  "GET /api/admin/deliveries": {
+    params: SearchDeliveriesParams;
+    response: Page<DeliverySearchItem>;
+  };
   "GET /api/admin/webhooks/{id}/deliveries": {
     params: Id & ListDeliveriesParams;
     response: Page<DeliverySummary>;

@@ -19,9 +19,9 @@ export function redactUrl(url: string): string {
  * The options themselves are not changed.
  */
 export function redactRequest(options: RequestOptions): RequestOptions {
-  const headers: Record<string, string> = {};
+  const headers: RequestOptions["headers"] = {};
   for (const [name, value] of Object.entries(options.headers)) {
-    headers[name] = SECRET_HEADERS.has(name) ? redactHeader(value) : value;
+    headers[name] = SECRET_HEADERS.has(name) ? redactHeader(String(value)) : value;
   }
   const copy: RequestOptions = { ...options, url: redactUrl(options.url), headers };
   if (isRecord(options.body) && Object.keys(options.body).some((k) => SECRET_BODY_KEYS.has(k))) {

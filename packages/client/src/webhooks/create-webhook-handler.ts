@@ -73,6 +73,7 @@ export function createWebhookHandler(
       secret: options.secret,
       rawBody,
       signature: req.headers[SIGNATURE_HEADER],
+      headers: req.headers,
     });
     if (!result.ok) {
       sendProblem(res, result.problem);

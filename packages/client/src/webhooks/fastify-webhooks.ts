@@ -88,6 +88,7 @@ export async function fastifyWebhooks(instance: object, options: FastifyWebhooks
       // A POST without a body reaches here with none: it is verified as zero bytes.
       rawBody: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
       signature: request.headers[SIGNATURE_HEADER],
+      headers: request.headers,
     });
     if (!result.ok) {
       options.onRejected?.(result, request);

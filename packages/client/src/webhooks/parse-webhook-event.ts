@@ -15,8 +15,8 @@ const DATA_FIELDS: { readonly [E in DeliverableEvent]: Readonly<Record<string, F
     timestamp: "string",
     inboundWebhookId: "integer?",
   },
-  USER_JOINED_ROOM: { roomId: "integer", username: "string" },
-  USER_LEFT_ROOM: { roomId: "integer", username: "string" },
+  USER_JOINED_ROOM: { roomId: "integer", username: "string", via: "string" },
+  USER_LEFT_ROOM: { roomId: "integer", username: "string", via: "string" },
   ROOM_CREATED: { roomId: "integer", createdBy: "string", convertedFromDm: "true?" },
   ROOM_DELETED: { roomId: "integer", deletedBy: "string" },
   FILE_UPLOADED: {
@@ -44,6 +44,12 @@ const DATA_FIELDS: { readonly [E in DeliverableEvent]: Readonly<Record<string, F
   ADMIN_ROOM_DELETED: { roomId: "integer", adminActor: "string" },
   MESSAGE_AUTO_MODERATION_FLAGGED: moderationFields(),
   MESSAGE_AUTO_MODERATION_QUARANTINED: moderationFields(),
+  WEBHOOK_ENDPOINT_DISABLED: {
+    webhookId: "integer",
+    name: "string",
+    reason: "string",
+    disabledAt: "string",
+  },
   WEBHOOK_TEST: { message: "string", requestedBy: "string" },
 };
 

@@ -3,6 +3,7 @@ import type { ProblemDetails } from "../types/api.js";
 import type { WebhookEvent } from "../types/events.js";
 import { parseWebhookEvent } from "./parse-webhook-event.js";
 import type { RawBody } from "./raw-body.js";
+import { verifyWebhook, type WebhookHeaders } from "./verify-webhook.js";
 import { verifyWebhookSignature } from "./verify-webhook-signature.js";
 
 export interface WebhookRequestInput {
@@ -12,6 +13,12 @@ export interface WebhookRequestInput {
   rawBody: RawBody;
   /** The `X-Webhook-Signature-256` header as received (Node may give an array, or nothing). */
   signature: string | readonly string[] | null | undefined;
+  /**
+   * All the request's headers: when they carry Standard Webhooks' `webhook-signature`, that
+   * scheme is verified instead (timestamp within `toleranceSeconds`, default 300).
+   */
+  headers?: WebhookHeaders;
+  toleranceSeconds?: number;
 }
 
 export interface WebhookAccepted {
@@ -38,7 +45,21 @@ export type WebhookVerification = WebhookAccepted | WebhookRejected;
  * Fastify are this plus reading the body and writing the answer.
  */
 export function verifyWebhookRequest(input: WebhookRequestInput): WebhookVerification {
-  if (!verifyWebhookSignature(input.secret, input.rawBody, input.signature)) {
+  const standard =
+    input.headers === undefined
+      ? undefined
+      : typeof (input.headers as Headers).get === "function"
+        ? ((input.headers as Headers).get("webhook-signature") ?? undefined)
+        : (input.headers as Record<string, unknown>)["webhook-signature"];
+  if (standard !== undefined) {
+    const check = verifyWebhook({
+      secret: input.secret,
+      rawBody: input.rawBody,
+      headers: input.headers!,
+      ...(input.toleranceSeconds === undefined ? {} : { toleranceSeconds: input.toleranceSeconds }),
+    });
+    if (!check.ok) return reject(401, "invalid_signature", check.reason);
+  } else if (!verifyWebhookSignature(input.secret, input.rawBody, input.signature)) {
     return reject(401, "invalid_signature", signatureProblem(input.signature));
   }
   try {

@@ -81,6 +81,7 @@ export function webhookMiddleware(
       secret: options.secret,
       rawBody,
       signature: req.headers[SIGNATURE_HEADER],
+      headers: req.headers,
     });
     if (!result.ok) {
       sendProblem(res, result.problem);

@@ -1,0 +1,59 @@
+/**
+ * The frames of Parley's live stream (`GET /api/stream`, subprotocol `parley.v1`), as
+ * docs/realtime.md describes them.
+ */
+import type { MessageCreatedData, RoomDeletedData, RoomMembershipData } from "./events.js";
+
+/** The message object of a MESSAGE_CREATED frame: the `.full+json` representation. */
+export interface StreamMessage {
+  id: number;
+  roomId: number;
+  content: string;
+  contentFormat: "markdown" | "html";
+  sender: {
+    type: "user" | "integration";
+    id: number;
+    username: string | null;
+    displayName: string;
+    avatarUrl: string | null;
+  };
+  inboundWebhookId: number | null;
+  moderationStatus: string;
+  createdAt: string;
+  contentRaw: string;
+  contentText: string;
+  contentHtml: string;
+}
+
+export interface StreamEventDataMap {
+  MESSAGE_CREATED: MessageCreatedData & { message: StreamMessage };
+  USER_JOINED_ROOM: RoomMembershipData;
+  USER_LEFT_ROOM: RoomMembershipData;
+  ROOM_DELETED: RoomDeletedData;
+}
+export type StreamEventName = keyof StreamEventDataMap;
+
+export type StreamEventFrame = {
+  [E in StreamEventName]: { type: "event"; event: E; roomId: number; data: StreamEventDataMap[E] };
+}[StreamEventName];
+
+export type StreamErrorCode =
+  "forbidden" | "not_in_call" | "invalid_frame" | "signal_too_large" | "internal_error";
+
+/** Every frame the server sends. */
+export type ServerFrame =
+  | { type: "ready"; userId: number; username: string }
+  | { type: "subscribed"; roomId: number; present: string[] }
+  | StreamEventFrame
+  | { type: "presence"; roomId: number; present: string[] }
+  | { type: "signal"; roomId: number; from: string; payload: unknown }
+  | { type: "error"; code: StreamErrorCode; roomId?: number }
+  | { type: "pong" };
+
+/** Every frame a client sends. */
+export type ClientFrame =
+  | { type: "auth"; token: string }
+  | { type: "subscribe"; roomId: number; after?: number }
+  | { type: "unsubscribe"; roomId: number }
+  | { type: "signal"; roomId: number; to: string; payload: unknown }
+  | { type: "ping" };

@@ -1,0 +1,100 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { type RawBody, toBytes } from "./raw-body.js";
+import { SIGNATURE_HEADER } from "./signature-header.js";
+import { verifyWebhookSignature } from "./verify-webhook-signature.js";
+
+/** Request headers as Node, Fetch or a plain object give them. */
+export type WebhookHeaders =
+  Headers | Readonly<Record<string, string | readonly string[] | undefined>>;
+
+export interface VerifyWebhookOptions {
+  /** The endpoint's secret, or several while rotating it (any one may match). */
+  secret: string | readonly string[];
+  /** The exact body bytes received. */
+  rawBody: RawBody;
+  headers: WebhookHeaders;
+  /** How far `webhook-timestamp` may be from now, in seconds. Default 300 (5 minutes). */
+  toleranceSeconds?: number;
+  /** Default Date.now(). */
+  now?: number;
+}
+
+export type WebhookSignatureCheck =
+  | { ok: true; scheme: "standard-webhooks"; eventId: string; timestamp: number }
+  | { ok: true; scheme: "parley" }
+  | { ok: false; reason: string };
+
+export const DEFAULT_TOLERANCE_SECONDS = 300;
+
+/**
+ * Verifies a delivery signed by either scheme an endpoint can use. With Standard Webhooks headers
+ * (`webhook-id`, `webhook-timestamp`, `webhook-signature`), those are checked, timestamp included
+ * (a replay outside the tolerance fails); otherwise the spec's `X-Webhook-Signature-256`. An
+ * endpoint with scheme `both` sends both: the stricter one decides. Never throws; digests are
+ * compared in constant time, and every secret is tried.
+ */
+export function verifyWebhook(options: VerifyWebhookOptions): WebhookSignatureCheck {
+  const header = (name: string) => headerValue(options.headers, name);
+  const secrets = (typeof options.secret === "string" ? [options.secret] : options.secret).filter(
+    (secret) => typeof secret === "string" && secret !== "",
+  );
+  const signature = header("webhook-signature");
+  if (signature !== undefined) {
+    const id = header("webhook-id");
+    const timestamp = header("webhook-timestamp");
+    if (id === undefined || timestamp === undefined)
+      return { ok: false, reason: "webhook-id or webhook-timestamp is missing" };
+    if (!/^\d{1,12}$/.test(timestamp))
+      return { ok: false, reason: "webhook-timestamp is not a number of seconds" };
+    const seconds = Number(timestamp);
+    const now = (options.now ?? Date.now()) / 1000;
+    const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
+    if (Math.abs(now - seconds) > tolerance)
+      return { ok: false, reason: `webhook-timestamp is more than ${tolerance} s from now` };
+    const body = toBytes(options.rawBody);
+    const given = signature
+      .split(" ")
+      .filter((entry) => entry.startsWith("v1,"))
+      .map((entry) => Buffer.from(entry.slice(3), "base64"));
+    let valid = false;
+    for (const secret of secrets) {
+      const expected = createHmac("sha256", standardWebhooksKey(secret))
+        .update(`${id}.${timestamp}.`)
+        .update(body)
+        .digest();
+      for (const candidate of given)
+        if (candidate.length === expected.length && timingSafeEqual(candidate, expected))
+          valid = true;
+    }
+    return valid
+      ? { ok: true, scheme: "standard-webhooks", eventId: id, timestamp: seconds }
+      : { ok: false, reason: "webhook-signature does not match the body" };
+  }
+  const parley = header(SIGNATURE_HEADER);
+  if (parley === undefined)
+    return { ok: false, reason: "neither webhook-signature nor X-Webhook-Signature-256 was sent" };
+  return verifyWebhookSignature(secrets, options.rawBody, parley)
+    ? { ok: true, scheme: "parley" }
+    : { ok: false, reason: "X-Webhook-Signature-256 does not match the body" };
+}
+
+/** A `whsec_<base64>` secret is its decoded bytes; any other, its UTF-8 bytes. */
+export function standardWebhooksKey(secret: string): Buffer {
+  return secret.startsWith("whsec_")
+    ? Buffer.from(secret.slice("whsec_".length), "base64")
+    : Buffer.from(secret, "utf8");
+}
+
+function headerValue(headers: WebhookHeaders, name: string): string | undefined {
+  if (typeof (headers as Headers).get === "function") {
+    return (headers as Headers).get(name) ?? undefined;
+  }
+  const record = headers as Readonly<Record<string, string | readonly string[] | undefined>>;
+  let value = record[name];
+  if (value === undefined) {
+    const key = Object.keys(record).find((k) => k.toLowerCase() === name);
+    value = key === undefined ? undefined : record[key];
+  }
+  // Repeated headers: a delivery never sends one twice.
+  return typeof value === "string" ? value : undefined;
+}

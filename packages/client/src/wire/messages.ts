@@ -1,0 +1,132 @@
+/** Messages, files and the moderation review queue. */
+import { Type, type Static } from "@sinclair/typebox";
+import { Id, listQueryProperties, Nullable, StringEnum, Timestamp } from "./common.js";
+
+/** The largest message, in UTF-8 bytes. */
+export const MAX_CONTENT_BYTES = 16384;
+
+export const CONTENT_FORMATS = ["markdown", "html"] as const;
+export const ContentFormatSchema = StringEnum(CONTENT_FORMATS);
+export type ContentFormat = Static<typeof ContentFormatSchema>;
+
+/**
+ * A message's fields, for members and inbound webhooks alike. The schema documents them; the
+ * server checks them with its content rules, so every path answers the same codes
+ * (content_required, content_too_large, invalid_content_format) rather than a schema error.
+ */
+export const messageBodyProperties = {
+  /** 1..16384 bytes in UTF-8 (bytes, not characters); no U+0000. */
+  content: Type.String({
+    minLength: 1,
+    description: `1 to ${MAX_CONTENT_BYTES} bytes in UTF-8 (bytes, not characters); no U+0000`,
+  }),
+  /** Default `markdown`; `html` is sanitized before it is stored. */
+  contentFormat: Type.Optional(StringEnum(CONTENT_FORMATS, { default: "markdown" })),
+};
+
+export const PostMessageParamsSchema = Type.Object(messageBodyProperties, {
+  additionalProperties: false,
+});
+export type PostMessageParams = Static<typeof PostMessageParamsSchema>;
+
+export const MessageSenderSchema = Type.Object({
+  type: StringEnum(["user", "integration"]),
+  /** The user's id, or the inbound webhook's id for an integration message. */
+  id: Id({ description: "the user's id, or the inbound webhook's id" }),
+  /** null for an integration. */
+  username: Nullable(Type.String(), { description: "null for an integration" }),
+  displayName: Type.String(),
+  avatarUrl: Nullable(Type.String(), { description: "null for a user" }),
+});
+export type MessageSender = Static<typeof MessageSenderSchema>;
+
+export const MODERATION_STATUSES = [
+  "none",
+  "FLAGGED",
+  "QUARANTINED",
+  "APPROVED",
+  "REJECTED",
+] as const;
+export const ModerationStatusSchema = StringEnum(MODERATION_STATUSES);
+export type ModerationStatus = Static<typeof ModerationStatusSchema>;
+
+const storedMessageProperties = {
+  id: Id(),
+  roomId: Id(),
+  content: Type.String({ description: "as stored: markdown, or HTML sanitized on write" }),
+  contentFormat: ContentFormatSchema,
+  sender: MessageSenderSchema,
+  inboundWebhookId: Nullable(Id()),
+  moderationStatus: ModerationStatusSchema,
+  createdAt: Timestamp(),
+};
+
+/** A message as stored: what posting a message and listing a room's messages answer. */
+export const StoredMessageSchema = Type.Object(storedMessageProperties);
+export type StoredMessage = Static<typeof StoredMessageSchema>;
+
+/**
+ * A message. `contentRaw`, `contentText` and `contentHtml` are present when the `accept` header
+ * asks for them: `mediaType: { format: "raw+json" | "text+json" | "html+json" | "full+json" }`.
+ */
+export const MessageSchema = Type.Object({
+  ...storedMessageProperties,
+  contentRaw: Type.Optional(Type.String({ description: "raw and full: content as stored" })),
+  contentText: Type.Optional(Type.String({ description: "text and full: plain text" })),
+  contentHtml: Type.Optional(Type.String({ description: "html and full: sanitized HTML" })),
+});
+/**
+ * A message. `contentRaw`, `contentText` and `contentHtml` are present when the `accept` header
+ * asks for them: `mediaType: { format: "raw+json" | "text+json" | "html+json" | "full+json" }`.
+ */
+export type Message = Static<typeof MessageSchema>;
+
+export const UploadedFileSchema = Type.Object({
+  id: Id(),
+  roomId: Id(),
+  fileName: Type.String(),
+  fileSize: Type.Integer(),
+  fileType: Type.String(),
+  sha256: Type.String({ description: "lowercase hex SHA-256 of the bytes" }),
+  /** The uploader's username. */
+  uploadedBy: Type.String({ description: "the uploader's username" }),
+  createdAt: Timestamp(),
+});
+export type UploadedFile = Static<typeof UploadedFileSchema>;
+
+export const FLAG_REVIEW_STATUSES = ["pending", "approved", "rejected"] as const;
+export const FlagReviewStatusSchema = StringEnum(FLAG_REVIEW_STATUSES);
+export type FlagReviewStatus = Static<typeof FlagReviewStatusSchema>;
+
+/** A message AI moderation flagged or quarantined; `id` is `flaggedMessageId` in events. */
+export const ModerationFlagSchema = Type.Object({
+  id: Id({ description: "the flag's id: flaggedMessageId in moderation events" }),
+  messageId: Id(),
+  roomId: Id(),
+  category: Type.String(),
+  score: Type.Number(),
+  band: StringEnum(["low", "medium", "high"]),
+  /** What moderation did when the message was posted. */
+  status: StringEnum(["FLAGGED", "QUARANTINED"]),
+  reviewStatus: FlagReviewStatusSchema,
+  createdAt: Timestamp(),
+  reviewedAt: Nullable(Timestamp()),
+  /** The reviewing admin's username. */
+  reviewedBy: Nullable(Type.String(), { description: "the reviewing admin's username" }),
+  /**
+   * The flagged message as plain text, cut to 500 characters (ending in `…`), so the queue shows
+   * what is being judged; null when the message no longer exists.
+   */
+  messageText: Nullable(Type.String(), {
+    description:
+      "the flagged message as plain text, cut to 500 characters (ending in …); null when the message no longer exists",
+  }),
+});
+/** A message AI moderation flagged or quarantined; `id` is `flaggedMessageId` in events. */
+export type ModerationFlag = Static<typeof ModerationFlagSchema>;
+
+export const ListFlagsParamsSchema = Type.Object({
+  status: Type.Optional(FlagReviewStatusSchema),
+  ...listQueryProperties,
+});
+export type ListFlagsParams = Static<typeof ListFlagsParamsSchema>;

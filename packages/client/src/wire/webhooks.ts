@@ -1,0 +1,317 @@
+/** Outbound webhooks (admin; Enterprise): endpoints and their delivery log. */
+import { Type, type Static } from "@sinclair/typebox";
+import { EVENT_NAMES, WEBHOOK_TEST, type EventName, type WebhookEvent } from "../types/events.js";
+import { Id, listQueryProperties, Nullable, StringEnum, Timestamp } from "./common.js";
+
+/** An event name, "*" (every event, later ones included) or a prefix wildcard ("MESSAGE_*"). */
+export type EventSubscription = EventName | "*" | `${string}_*`;
+
+export const SIGNATURE_SCHEMES = ["parley", "standard-webhooks", "both"] as const;
+/** parley: X-Webhook-Signature-256 only (default); standard-webhooks: webhook-* only; both. */
+export type SignatureScheme = (typeof SIGNATURE_SCHEMES)[number];
+
+const Headers = (description: string) =>
+  Type.Unsafe<Record<string, string>>({
+    type: "object",
+    additionalProperties: { type: "string" },
+    description,
+  });
+
+/** An endpoint's attempts of the last 24 hours and its current run of failures. */
+export const EndpointHealthSchema = Type.Object(
+  {
+    attempts24h: Type.Integer(),
+    /** 0..1; null without attempts. */
+    successRate24h: Nullable(Type.Number(), { description: "0..1; null without attempts." }),
+    p50LatencyMs24h: Nullable(Type.Integer()),
+    p95LatencyMs24h: Nullable(Type.Integer()),
+    lastSuccessAt: Nullable(Timestamp()),
+    lastFailureAt: Nullable(Timestamp()),
+    lastError: Nullable(Type.String()),
+    /** The current run of failed attempts; 0 after a success. */
+    consecutiveFailures: Type.Integer(),
+  },
+  { additionalProperties: false },
+);
+export type EndpointHealth = Static<typeof EndpointHealthSchema>;
+
+/** An outbound endpoint. Its secret is never returned. */
+export const WebhookSchema = Type.Object(
+  {
+    id: Id(),
+    name: Type.String(),
+    url: Type.String(),
+    events: Type.Unsafe<EventSubscription[]>({ type: "array", items: { type: "string" } }),
+    enabled: Type.Boolean(),
+    createdAt: Timestamp(),
+    updatedAt: Timestamp(),
+    signatureScheme: StringEnum(SIGNATURE_SCHEMES),
+    roomIds: Type.Unsafe<number[] | null>({ type: ["array", "null"], items: { type: "integer" } }),
+    /** Extra request headers, values masked but for their last 4 characters. */
+    headers: Headers("Extra request headers, values masked but for their last 4 characters."),
+    maxDeliveriesPerSecond: Nullable(Type.Integer()),
+    disabledReason: Type.Unsafe<"manual" | "auto_failing" | "gone" | null>({
+      type: ["string", "null"],
+      enum: [null, "manual", "auto_failing", "gone"],
+    }),
+    disabledAt: Nullable(Timestamp()),
+    health: EndpointHealthSchema,
+  },
+  { additionalProperties: false },
+);
+/** An outbound endpoint. Its secret is never returned. */
+export type Webhook = Static<typeof WebhookSchema>;
+
+/** The endpoints list's query string; unknown parameters are refused. */
+export const ListWebhooksParamsSchema = Type.Object(listQueryProperties, {
+  additionalProperties: false,
+});
+export type ListWebhooksParams = Static<typeof ListWebhooksParamsSchema>;
+
+// Types only: lengths, URL rules and event names are checked by the server after the schema, so
+// each failure answers its own code (invalid_name, invalid_url, ...) rather than validation_failed.
+const endpointFields = {
+  /** 1..200 characters. */
+  name: Type.String({ description: "1 to 200 characters." }),
+  /** Absolute https:// URL (http:// only when the server allows it). */
+  url: Type.String({
+    description: "Absolute https:// URL; not a loopback, private, link-local or metadata address.",
+  }),
+  /** 16..1024 characters; the HMAC-SHA256 key of every delivery's signature. */
+  secret: Type.String({
+    description: "16 to 1024 characters; the HMAC-SHA256 key. Write-only: never returned.",
+  }),
+  /** Non-empty, no duplicates; names, "*" or prefix wildcards such as "MESSAGE_*". */
+  events: Type.Unsafe<EventSubscription[]>({
+    type: "array",
+    items: { type: "string" },
+    description: `A non-empty list, without duplicates, of: ${EVENT_NAMES.join(", ")}; or "*" (every event, later ones included) or a prefix wildcard such as "MESSAGE_*".`,
+  }),
+  enabled: Type.Optional(
+    Type.Boolean({ description: "Default true. A disabled endpoint gets no new deliveries." }),
+  ),
+  /** Default "parley": the spec's header only. */
+  signatureScheme: Type.Optional(
+    StringEnum(SIGNATURE_SCHEMES, {
+      description:
+        "parley (default): X-Webhook-Signature-256 only; standard-webhooks: webhook-id, webhook-timestamp and webhook-signature only; both.",
+    }),
+  ),
+  /** null (default): every room; else only events of these rooms (events without a roomId pass). */
+  roomIds: Type.Optional(
+    Type.Unsafe<number[] | null>({
+      type: ["array", "null"],
+      items: { type: "integer", minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
+      maxItems: 1000,
+      description:
+        "null (default) or a non-empty list: events carrying a roomId are delivered only for these rooms.",
+    }),
+  ),
+  /** Up to 10; replaces the whole set; null or {} clears it. */
+  headers: Type.Optional(
+    Type.Unsafe<Record<string, string> | null>({
+      type: ["object", "null"],
+      additionalProperties: { type: "string" },
+      description:
+        "Up to 10 extra request headers; replaces the whole set (null or {} clears it). Reserved names answer 400 header_reserved.",
+    }),
+  ),
+  /** 1..10000, or null (default) for no cap. */
+  maxDeliveriesPerSecond: Type.Optional(
+    Nullable(
+      Type.Integer({
+        minimum: 1,
+        maximum: 10000,
+        description:
+          "null (default) or a cap on attempts per second to this endpoint, all processes together.",
+      }),
+    ),
+  ),
+};
+
+export const CreateWebhookParamsSchema = Type.Object(endpointFields, {
+  additionalProperties: false,
+});
+export type CreateWebhookParams = Static<typeof CreateWebhookParamsSchema>;
+
+export const UpdateWebhookParamsSchema = Type.Partial(CreateWebhookParamsSchema);
+export type UpdateWebhookParams = Static<typeof UpdateWebhookParamsSchema>;
+
+export const DELIVERY_STATUSES = ["PENDING", "SUCCESS", "FAILED", "EXHAUSTED"] as const;
+export const DeliveryStatusSchema = StringEnum(DELIVERY_STATUSES);
+export type DeliveryStatus = Static<typeof DeliveryStatusSchema>;
+
+/** Every value a delivery's `event` can take: the subscribable events and WEBHOOK_TEST. */
+export const DeliverableEventSchema = StringEnum([...EVENT_NAMES, WEBHOOK_TEST] as const);
+
+const summaryProperties = {
+  id: Id(),
+  webhookId: Id(),
+  event: DeliverableEventSchema,
+  status: DeliveryStatusSchema,
+  attempts: Type.Integer(),
+  createdAt: Timestamp(),
+  updatedAt: Timestamp(),
+  /** When the next attempt is due; null once SUCCESS or EXHAUSTED. */
+  nextAttemptAt: Nullable(Timestamp(), { description: "Null once SUCCESS or EXHAUSTED." }),
+  lastResponseStatus: Nullable(Type.Integer()),
+  /** evt_ + 26 characters: the same on every attempt, redelivery and recovery. */
+  eventId: Type.String({
+    description: "evt_ + 26 characters; the same on every attempt, redelivery and recovery.",
+  }),
+};
+
+export const DeliverySummarySchema = Type.Object(summaryProperties, {
+  additionalProperties: false,
+});
+export type DeliverySummary = Static<typeof DeliverySummarySchema>;
+
+export const DeliveryAttemptSchema = Type.Object(
+  {
+    attempt: Type.Integer(),
+    startedAt: Timestamp(),
+    durationMs: Type.Integer(),
+    responseStatus: Nullable(Type.Integer()),
+    /** The first 2048 bytes of the receiver's answer, decoded as UTF-8. */
+    responseBody: Nullable(Type.String(), { description: "The first 2048 bytes of the answer." }),
+    error: Nullable(Type.String()),
+    /** As sent (custom header values masked); null for attempts from before Parley kept them. */
+    requestHeaders: Type.Unsafe<Record<string, string> | null>({
+      type: ["object", "null"],
+      additionalProperties: { type: "string" },
+      description: "As sent (custom header values masked).",
+    }),
+    /** At most 20, values cut to 256 characters. */
+    responseHeaders: Type.Unsafe<Record<string, string> | null>({
+      type: ["object", "null"],
+      additionalProperties: { type: "string" },
+      description: "At most 20, values cut to 256 characters.",
+    }),
+  },
+  { additionalProperties: false },
+);
+export type DeliveryAttempt = Static<typeof DeliveryAttemptSchema>;
+
+export const DeliveryDetailSchema = Type.Object(
+  {
+    ...summaryProperties,
+    /** The envelope exactly as queued, parsed. */
+    payload: Type.Unsafe<WebhookEvent>({
+      type: "object",
+      additionalProperties: true,
+      description: "The envelope {event, timestamp, webhookId, data} exactly as queued.",
+    }),
+    attemptHistory: Type.Array(DeliveryAttemptSchema),
+  },
+  { additionalProperties: false },
+);
+export type DeliveryDetail = Static<typeof DeliveryDetailSchema>;
+
+export const ListDeliveriesParamsSchema = Type.Object(
+  {
+    status: Type.Optional(DeliveryStatusSchema),
+    event: Type.Optional(DeliverableEventSchema),
+    ...listQueryProperties,
+  },
+  { additionalProperties: false },
+);
+export type ListDeliveriesParams = Static<typeof ListDeliveriesParamsSchema>;
+
+export const QueuedDeliverySchema = Type.Object(
+  { deliveryId: Id(), status: StringEnum(["PENDING"]) },
+  { additionalProperties: false },
+);
+export type QueuedDelivery = Static<typeof QueuedDeliverySchema>;
+
+export const RedeliverySchema = Type.Object({ deliveryId: Id() }, { additionalProperties: false });
+export type Redelivery = Static<typeof RedeliverySchema>;
+
+export const RotateSecretParamsSchema = Type.Object(
+  {
+    /** Default: a generated `whsec_` secret. */
+    secret: Type.Optional(
+      Type.String({ description: "16 to 1024 characters; default a generated whsec_ secret." }),
+    ),
+    /** 0..604800, default 86400: how long the old secret keeps signing too. */
+    overlapSeconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 604800, default: 86400 })),
+  },
+  { additionalProperties: false },
+);
+export type RotateSecretParams = Static<typeof RotateSecretParamsSchema>;
+
+export const RotatedSecretSchema = Type.Object(
+  {
+    /** Shown only in this answer. */
+    secret: Type.String({ description: "Shown only in this answer." }),
+    previousSecretExpiresAt: Nullable(Timestamp()),
+  },
+  { additionalProperties: false },
+);
+export type RotatedSecret = Static<typeof RotatedSecretSchema>;
+
+export const RecoverParamsSchema = Type.Object(
+  {
+    since: Timestamp(),
+    until: Type.Optional(Timestamp()),
+    /** Default ["EXHAUSTED"]. */
+    statuses: Type.Optional(
+      Type.Array(StringEnum(["FAILED", "EXHAUSTED"] as const), {
+        minItems: 1,
+        description: 'Default ["EXHAUSTED"].',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type RecoverParams = Static<typeof RecoverParamsSchema>;
+
+export const RecoveredSchema = Type.Object(
+  { queued: Type.Integer() },
+  { additionalProperties: false },
+);
+export type Recovered = Static<typeof RecoveredSchema>;
+
+export const SearchDeliveriesParamsSchema = Type.Object(
+  {
+    webhookId: Type.Optional(Id()),
+    status: Type.Optional(DeliveryStatusSchema),
+    event: Type.Optional(DeliverableEventSchema),
+    eventId: Type.Optional(Type.String({ maxLength: 64 })),
+    roomId: Type.Optional(Id()),
+    messageId: Type.Optional(Id()),
+    /** Queued at or after. */
+    since: Type.Optional(Timestamp({ description: "queued at or after" })),
+    /** Queued before. */
+    until: Type.Optional(Timestamp({ description: "queued before" })),
+    ...listQueryProperties,
+  },
+  { additionalProperties: false },
+);
+export type SearchDeliveriesParams = Static<typeof SearchDeliveriesParamsSchema>;
+
+export const DeliverySearchItemSchema = Type.Object(
+  { ...summaryProperties, webhookName: Type.String() },
+  { additionalProperties: false },
+);
+export type DeliverySearchItem = Static<typeof DeliverySearchItemSchema>;
+
+export const EventTypeSchema = Type.Object(
+  {
+    name: DeliverableEventSchema,
+    description: Type.String(),
+    /** A complete sample envelope. */
+    sample: Type.Unsafe<WebhookEvent>({
+      type: "object",
+      additionalProperties: true,
+      description: "A complete envelope {event, timestamp, webhookId, data}.",
+    }),
+  },
+  { additionalProperties: false },
+);
+export type EventType = Static<typeof EventTypeSchema>;
+
+export const EventTypesSchema = Type.Object(
+  { items: Type.Array(EventTypeSchema) },
+  { additionalProperties: false },
+);
+export type EventTypes = Static<typeof EventTypesSchema>;
