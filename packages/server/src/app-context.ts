@@ -2,11 +2,12 @@ import crypto from "node:crypto";
 import type { Kysely } from "kysely";
 import { TokenService } from "./auth/token-service.js";
 import type { Config } from "./config/load-config.js";
-import { loadServerKeys, type ServerKeys } from "./config/server-keys.js";
+import { loadServerKeys, reloadJwtKeys, type ServerKeys } from "./config/server-keys.js";
 import type { DialectName } from "./db/dialect.js";
 import { migrate } from "./db/migrate.js";
-import { openDatabase, type ParleyDatabase } from "./db/open-database.js";
+import { openDatabase, type DatabaseConnection } from "./db/open-database.js";
 import type { Database } from "./db/schema.js";
+import { withUnitOfWork, type ParleyDatabase } from "./db/unit-of-work.js";
 import { EventSpine } from "./events/event-spine.js";
 import { createSafety, type Safety } from "./safety/create-safety.js";
 import path from "node:path";
@@ -17,7 +18,9 @@ import path from "node:path";
  */
 export interface AppContext {
   readonly config: Config;
+  /** The one way to write: `database.transaction(async (tx) => ...)` (db/unit-of-work.ts). */
   readonly database: ParleyDatabase;
+  /** For reads outside a unit of work. */
   readonly db: Kysely<Database>;
   readonly dialect: DialectName;
   readonly spine: EventSpine;
@@ -31,7 +34,7 @@ export interface AppContext {
 
 export interface CreateAppContextOptions {
   /** Use this database instead of opening the one the config names (tests). */
-  database?: ParleyDatabase;
+  database?: DatabaseConnection;
   now?: () => number;
 }
 
@@ -39,35 +42,39 @@ export async function createAppContext(
   config: Config,
   options: CreateAppContextOptions = {},
 ): Promise<AppContext> {
-  const database =
+  const connection =
     options.database ??
     openDatabase({
       databaseUrl: config.databaseUrl,
       sqlitePath: path.join(config.dataDir, "parley.db"),
     });
-  await migrate(database.db);
-  const keys = await loadServerKeys(config, database);
+  await migrate(connection.db);
+  const keys = await loadServerKeys(config, connection);
   const now = options.now ?? Date.now;
+  const instanceId = `${process.pid}-${crypto.randomBytes(4).toString("hex")}`;
+  const spine = new EventSpine({
+    dialect: connection.dialect,
+    db: connection.db,
+    outboundEnabled: config.edition === "enterprise",
+    instanceId,
+    now,
+  });
   return {
     config,
-    database,
-    db: database.db,
-    dialect: database.dialect,
-    spine: new EventSpine({
-      dialect: database.dialect,
-      db: database.db,
-      outboundEnabled: config.edition === "enterprise",
-      now,
-    }),
+    database: withUnitOfWork(connection, spine),
+    db: connection.db,
+    dialect: connection.dialect,
+    spine,
     keys,
     tokens: new TokenService({
-      secret: keys.jwtSecret,
+      keys: keys.jwtKeys,
+      reloadKeys: () => reloadJwtKeys(config, connection),
       jwksUrl: config.jwtJwksUrl,
       issuer: config.jwtIssuer,
       audience: config.jwtAudience,
     }),
     safety: createSafety(config),
-    instanceId: `${process.pid}-${crypto.randomBytes(4).toString("hex")}`,
+    instanceId,
     now,
   };
 }

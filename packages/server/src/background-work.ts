@@ -1,9 +1,9 @@
 import type { AppContext } from "./app-context.js";
 import type { Metrics } from "./operations/metrics.js";
-import type { DeliveryLog } from "./webhooks/outbound/delivery-log.js";
-import { createDeliveryMetrics } from "./webhooks/outbound/delivery-metrics.js";
-import { createDispatcher } from "./webhooks/outbound/dispatcher.js";
-import { startRetentionJob } from "./webhooks/outbound/retention-job.js";
+import type { DeliveryLog } from "./webhooks/outbound/delivery-engine/delivery-log.js";
+import { createDeliveryMetrics } from "./webhooks/outbound/delivery-engine/delivery-metrics.js";
+import { createDispatcher } from "./webhooks/outbound/delivery-engine/create-dispatcher.js";
+import { startRetentionJob } from "./webhooks/outbound/delivery-engine/retention-job.js";
 
 /** A long-running part of the process (the dispatcher, the retention job). */
 export interface BackgroundWork {

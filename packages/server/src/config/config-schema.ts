@@ -4,7 +4,7 @@
  * `process.env`.
  */
 export type SettingKind =
-  "string" | "port" | "int" | "number" | "boolean" | "url" | "rate" | "enum";
+  "string" | "port" | "int" | "number" | "boolean" | "url" | "rate" | "enum" | "json";
 
 export interface Setting {
   readonly env: string;
@@ -57,6 +57,38 @@ export const SETTINGS = {
     description:
       "Prefix of every Redis key Parley writes (several installations can share one Redis).",
   },
+  httpRequestTimeoutMs: {
+    env: "PARLEY_HTTP_REQUEST_TIMEOUT_MS",
+    flag: "--http-request-timeout-ms",
+    kind: "int",
+    default: "30000",
+    description:
+      "Longest a client may take to send a whole request, headers and body; a slower one is disconnected (slow-body clients). Raise it for large uploads over slow links.",
+  },
+  httpHeadersTimeoutMs: {
+    env: "PARLEY_HTTP_HEADERS_TIMEOUT_MS",
+    flag: "--http-headers-timeout-ms",
+    kind: "int",
+    default: "10000",
+    description:
+      "Longest a client may take to send the request headers (slow-header clients); at most the request time-out.",
+  },
+  httpKeepAliveTimeoutMs: {
+    env: "PARLEY_HTTP_KEEP_ALIVE_TIMEOUT_MS",
+    flag: "--http-keep-alive-timeout-ms",
+    kind: "int",
+    default: "10000",
+    description:
+      "How long an idle keep-alive connection stays open between requests. Behind a proxy, set it above the proxy's idle time-out.",
+  },
+  httpMaxConnections: {
+    env: "PARLEY_HTTP_MAX_CONNECTIONS",
+    flag: "--http-max-connections",
+    kind: "int",
+    default: "1024",
+    description:
+      "Open connections this process accepts at once; further ones are closed at once. Keep it below the process's file-descriptor limit.",
+  },
   publicBaseUrl: {
     env: "PARLEY_PUBLIC_BASE_URL",
     flag: "--public-base-url",
@@ -102,6 +134,27 @@ export const SETTINGS = {
     kind: "string",
     description:
       "Key that encrypts webhook secrets at rest (64 hex digits). When unset, one is generated on first start: into the data dir with SQLite, into the database's `server_keys` table with PostgreSQL, so that every process sharing the database uses the same key.",
+  },
+  masterKey: {
+    env: "PARLEY_MASTER_KEY",
+    flag: "--master-key",
+    kind: "string",
+    description:
+      "32 bytes (64 hex digits or base64) that wrap the generated keys where they are stored. Required with PostgreSQL unless PARLEY_JWT_SECRET and PARLEY_SECRET_KEY are set or PARLEY_INSECURE_KEYS_IN_DATABASE=true. Keep it outside the database and its backups.",
+  },
+  masterKeyFile: {
+    env: "PARLEY_MASTER_KEY_FILE",
+    flag: "--master-key-file",
+    kind: "string",
+    description: "File holding the master key (a mounted secret), instead of PARLEY_MASTER_KEY.",
+  },
+  insecureKeysInDatabase: {
+    env: "PARLEY_INSECURE_KEYS_IN_DATABASE",
+    flag: "--insecure-keys-in-database",
+    kind: "boolean",
+    default: "false",
+    description:
+      "With PostgreSQL and no master key, keep generated keys in plain text in the database, beside the secrets they protect (anyone who reads the database or a backup can forge tokens and read webhook secrets).",
   },
   webhookTimeoutMs: {
     env: "PARLEY_WEBHOOK_TIMEOUT_MS",
@@ -151,6 +204,22 @@ export const SETTINGS = {
     kind: "int",
     default: "16",
     description: "Deliveries in flight at once to one endpoint, per process.",
+  },
+  webhookAutoDisableAfterMs: {
+    env: "PARLEY_WEBHOOK_AUTO_DISABLE_AFTER_MS",
+    flag: "--webhook-auto-disable-after-ms",
+    kind: "int",
+    default: "432000000",
+    description:
+      "Disable an endpoint whose run of failed attempts started longer ago than this (five days); 0 turns the rule off.",
+  },
+  webhookAutoDisableMinFailures: {
+    env: "PARLEY_WEBHOOK_AUTO_DISABLE_MIN_FAILURES",
+    flag: "--webhook-auto-disable-min-failures",
+    kind: "int",
+    default: "20",
+    description:
+      "...and which has at least this many failed attempts in a row; 0 turns the rule off.",
   },
   deliveryRetentionDays: {
     env: "PARLEY_DELIVERY_RETENTION_DAYS",
@@ -244,6 +313,38 @@ export const SETTINGS = {
     kind: "number",
     default: "0.85",
     description: "Score at which a message is hidden pending review.",
+  },
+  iceServers: {
+    env: "PARLEY_ICE_SERVERS",
+    flag: "--ice-servers",
+    kind: "json",
+    default: "[]",
+    description:
+      'ICE servers for calls: a JSON array of RTCIceServer objects, e.g. [{"urls":"stun:stun.example.org:3478"}]. Empty: peers on one network only.',
+  },
+  presenceGraceMs: {
+    env: "PARLEY_PRESENCE_GRACE_MS",
+    flag: "--presence-grace-ms",
+    kind: "int",
+    default: "15000",
+    description:
+      "A user stops being present in a room (USER_LEFT_ROOM via presence) this long after their last live connection to it went away.",
+  },
+  presenceHeartbeatMs: {
+    env: "PARLEY_PRESENCE_HEARTBEAT_MS",
+    flag: "--presence-heartbeat-ms",
+    kind: "int",
+    default: "5000",
+    description:
+      "How often a process renews its presence rows; a process silent for three heartbeats is taken for dead and its connections' presence ends.",
+  },
+  streamPingIntervalMs: {
+    env: "PARLEY_STREAM_PING_INTERVAL_MS",
+    flag: "--stream-ping-interval-ms",
+    kind: "int",
+    default: "25000",
+    description:
+      "The live stream pings idle sockets this often and drops one that has not answered the previous ping.",
   },
   logLevel: {
     env: "PARLEY_LOG_LEVEL",

@@ -19,12 +19,19 @@ export interface Config {
   redisUrl: string | undefined;
   redisKeyPrefix: string;
   publicBaseUrl: string | undefined;
+  httpRequestTimeoutMs: number;
+  httpHeadersTimeoutMs: number;
+  httpKeepAliveTimeoutMs: number;
+  httpMaxConnections: number;
   edition: Edition;
   jwtSecret: string | undefined;
   jwtJwksUrl: string | undefined;
   jwtIssuer: string | undefined;
   jwtAudience: string | undefined;
   secretKey: string | undefined;
+  masterKey: string | undefined;
+  masterKeyFile: string | undefined;
+  insecureKeysInDatabase: boolean;
   webhookTimeoutMs: number;
   webhookMaxAttempts: number;
   webhookBackoffBaseMs: number;
@@ -32,6 +39,8 @@ export interface Config {
   webhookSweepIntervalMs: number;
   webhookConcurrency: number;
   webhookPerEndpointConcurrency: number;
+  webhookAutoDisableAfterMs: number;
+  webhookAutoDisableMinFailures: number;
   deliveryRetentionDays: number;
   webhookAllowHttp: boolean;
   webhookAllowPrivateNetworks: boolean;
@@ -46,7 +55,19 @@ export interface Config {
   moderationApiKey: string | undefined;
   moderationFlagThreshold: number;
   moderationQuarantineThreshold: number;
+  /** RTCIceServer objects handed to call participants (PARLEY_ICE_SERVERS). */
+  iceServers: IceServer[];
+  presenceGraceMs: number;
+  presenceHeartbeatMs: number;
+  streamPingIntervalMs: number;
   logLevel: string;
+}
+
+/** An RTCIceServer as WebRTC clients take it. */
+export interface IceServer {
+  urls: string | string[];
+  username?: string;
+  credential?: string;
 }
 
 /** Values given as `parley serve` flags, keyed by setting name; they win over the environment. */
@@ -68,6 +89,13 @@ export function parseRate(variable: string, text: string): RateLimit {
   return { max, windowMs: count * WINDOW_UNITS[match[3]!]!, text: text.trim() };
 }
 
+/** Whole-number settings for which 0 means "off". */
+const ZERO_ALLOWED: ReadonlySet<SettingName> = new Set([
+  "deliveryRetentionDays",
+  "webhookAutoDisableAfterMs",
+  "webhookAutoDisableMinFailures",
+]);
+
 function parseValue(name: SettingName, setting: Setting, raw: string): unknown {
   const variable = setting.env;
   switch (setting.kind) {
@@ -85,7 +113,7 @@ function parseValue(name: SettingName, setting: Setting, raw: string): unknown {
       if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value)) {
         throw new ConfigError(variable, `expected a whole number, got "${raw}"`);
       }
-      if (value < 1 && name !== "deliveryRetentionDays") {
+      if (value < 1 && !ZERO_ALLOWED.has(name)) {
         throw new ConfigError(variable, `must be at least 1, got "${raw}"`);
       }
       return value;
@@ -112,6 +140,12 @@ function parseValue(name: SettingName, setting: Setting, raw: string): unknown {
     }
     case "rate":
       return parseRate(variable, raw);
+    case "json":
+      try {
+        return JSON.parse(raw) as unknown;
+      } catch {
+        throw new ConfigError(variable, `expected JSON, got "${raw}"`);
+      }
     case "enum":
       if (!setting.values!.includes(raw)) {
         throw new ConfigError(
@@ -151,6 +185,12 @@ export function loadConfig(
       "must not be below PARLEY_WEBHOOK_BACKOFF_BASE_MS",
     );
   }
+  if (config.httpHeadersTimeoutMs > config.httpRequestTimeoutMs) {
+    throw new ConfigError(
+      "PARLEY_HTTP_HEADERS_TIMEOUT_MS",
+      "must not be above PARLEY_HTTP_REQUEST_TIMEOUT_MS",
+    );
+  }
   if (config.moderationProvider === "http" && !config.moderationUrl) {
     throw new ConfigError(
       "PARLEY_MODERATION_URL",
@@ -167,11 +207,47 @@ export function loadConfig(
       "thresholds must satisfy 0 < flag <= quarantine <= 1",
     );
   }
+  config.iceServers = parseIceServers(config.iceServers as unknown);
   if (config.jwtSecret !== undefined && config.jwtSecret.length < 32) {
     throw new ConfigError("PARLEY_JWT_SECRET", "must be at least 32 characters");
+  }
+  if (config.masterKey !== undefined && config.masterKeyFile !== undefined) {
+    throw new ConfigError(
+      "PARLEY_MASTER_KEY_FILE",
+      "set either PARLEY_MASTER_KEY or this, not both",
+    );
   }
   if (config.secretKey !== undefined && !/^[0-9a-fA-F]{64}$/.test(config.secretKey)) {
     throw new ConfigError("PARLEY_SECRET_KEY", "must be 64 hex characters (a 256-bit key)");
   }
   return config;
+}
+
+function parseIceServers(value: unknown): IceServer[] {
+  const fail = (why: string): never => {
+    throw new ConfigError(
+      "PARLEY_ICE_SERVERS",
+      `expected a JSON array of RTCIceServer objects: ${why}`,
+    );
+  };
+  if (!Array.isArray(value)) fail("not an array");
+  return (value as unknown[]).map((entry, index) => {
+    if (typeof entry !== "object" || entry === null) return fail(`entry ${index} is not an object`);
+    const { urls, username, credential } = entry as Record<string, unknown>;
+    const list = typeof urls === "string" ? [urls] : urls;
+    if (
+      !Array.isArray(list) ||
+      list.length === 0 ||
+      !list.every((url) => typeof url === "string" && /^(stun|stuns|turn|turns):/.test(url))
+    )
+      fail(`entry ${index} needs urls: stun:, stuns:, turn: or turns: URLs`);
+    if (username !== undefined && typeof username !== "string")
+      fail(`entry ${index}: username must be a string`);
+    if (credential !== undefined && typeof credential !== "string")
+      fail(`entry ${index}: credential must be a string`);
+    const server: IceServer = { urls: urls as string | string[] };
+    if (username !== undefined) server.username = username as string;
+    if (credential !== undefined) server.credential = credential as string;
+    return server;
+  });
 }

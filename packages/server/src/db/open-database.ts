@@ -6,7 +6,11 @@ import pg from "pg";
 import type { DialectName } from "./dialect.js";
 import type { Database } from "./schema.js";
 
-export interface ParleyDatabase {
+/**
+ * An open connection (pool) to SQLite or PostgreSQL. Services write through the unit of work that
+ * wraps it (`ParleyDatabase.transaction`, see unit-of-work.ts); this is what tests and the CLI open.
+ */
+export interface DatabaseConnection {
   readonly db: Kysely<Database>;
   readonly dialect: DialectName;
   /** PostgreSQL connection settings, for the dispatcher's LISTEN connection; undefined on SQLite. */
@@ -56,7 +60,31 @@ function withStatementCache(sqlite: SQLite.Database, max = 500) {
   };
 }
 
-export function openDatabase(options: OpenDatabaseOptions): ParleyDatabase {
+/**
+ * Creates the database file readable by its owner only (0600, in a 0700 directory), before SQLite
+ * opens it: SQLite gives its -wal and -shm files the database file's permissions, so they are
+ * private too. Files and directories from an earlier, more open install are tightened.
+ */
+function createPrivateFile(file: string): void {
+  const dir = path.dirname(file);
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  fs.closeSync(fs.openSync(file, "a", 0o600));
+  for (const [target, mode] of [
+    [dir, 0o700],
+    [file, 0o600],
+    [`${file}-wal`, 0o600],
+    [`${file}-shm`, 0o600],
+  ] as const) {
+    // Best effort on what an operator made (a mounted volume we do not own stays as it is).
+    try {
+      fs.chmodSync(target, mode);
+    } catch {
+      /* missing or not ours */
+    }
+  }
+}
+
+export function openDatabase(options: OpenDatabaseOptions): DatabaseConnection {
   if (options.databaseUrl) {
     const pgConfig: pg.PoolConfig = {
       connectionString: options.databaseUrl,
@@ -74,7 +102,7 @@ export function openDatabase(options: OpenDatabaseOptions): ParleyDatabase {
     return { db, dialect: "postgres", pgConfig, close: () => db.destroy() };
   }
   const file = options.sqlitePath ?? ":memory:";
-  if (file !== ":memory:") fs.mkdirSync(path.dirname(file), { recursive: true });
+  if (file !== ":memory:") createPrivateFile(file);
   const sqlite = new SQLite(file);
   // WAL lets readers run beside the writer; busy_timeout makes a second process wait instead of
   // failing; synchronous=NORMAL is durable across process crashes in WAL mode.

@@ -1,4 +1,4 @@
-import type { Generated } from "kysely";
+import type { ColumnType, Generated } from "kysely";
 
 /**
  * Table types shared by SQLite and PostgreSQL. Conventions that keep one vocabulary across both:
@@ -17,6 +17,23 @@ export interface UsersTable {
   status: UserStatus;
   created_at: number;
   updated_at: number;
+  /** Epoch ms: every token of the user issued up to then is revoked (migration 005). */
+  tokens_revoked_before: Generated<number | null>;
+}
+
+export interface RevokedTokensTable {
+  /** The token's `jti`. */
+  token_id: string;
+  revoked_at: number;
+  /** When the token expires anyway (the row may be dropped after that). */
+  expires_at: number;
+}
+
+export interface UserIdentitiesTable {
+  issuer: string;
+  subject: string;
+  user_id: number;
+  created_at: number;
 }
 
 export interface RoomsTable {
@@ -87,7 +104,32 @@ export interface WebhooksTable {
   enabled: Flag;
   created_at: number;
   updated_at: number;
+  /** Migration 007 onwards: see DESIGN section 6, "operating endpoints over time". */
+  signature_scheme: Generated<SignatureScheme>;
+  /** JSON array of the prefixes of wildcard subscriptions ("" for "*"); null without any. */
+  event_prefixes: string | null;
+  /** ",<id>,<id>," of the rooms this endpoint hears from (instr-searchable); null for all. */
+  room_filter: string | null;
+  /** AES-256-GCM of the JSON object of extra request headers; null without any. */
+  headers_ciphertext: string | null;
+  max_per_second: number | null;
+  /** Rate cap: the earliest time the next attempt to this endpoint may start. */
+  rate_next_at: number | null;
+  /** During a rotation overlap: the old secret, sealed, and when it stops being used. */
+  previous_secret_ciphertext: string | null;
+  previous_secret_expires_at: number | null;
+  disabled_reason: DisabledReason | null;
+  disabled_at: number | null;
+  /** Start of the current run of failed attempts; null after a success. */
+  failing_since: number | null;
+  consecutive_failures: Generated<number>;
+  last_success_at: number | null;
+  last_failure_at: number | null;
+  last_error: string | null;
 }
+
+export type SignatureScheme = "parley" | "standard-webhooks" | "both";
+export type DisabledReason = "manual" | "auto_failing" | "gone";
 
 export interface WebhookDeliveriesTable {
   id: Generated<number>;
@@ -105,6 +147,14 @@ export interface WebhookDeliveriesTable {
   last_response_status: number | null;
   created_at: number;
   updated_at: number;
+  /**
+   * "evt_" + 26 characters: the same on every attempt, redelivery and recovery. The spine always
+   * writes it; rows inserted by hand (tests) may leave it out.
+   */
+  event_id: ColumnType<string | null, string | undefined, string>;
+  /** data.roomId / data.messageId of the event, when it has one (for the delivery search). */
+  room_id: number | null;
+  message_id: number | null;
 }
 
 export interface WebhookAttemptsTable {
@@ -116,6 +166,11 @@ export interface WebhookAttemptsTable {
   response_status: number | null;
   response_body: string | null;
   error: string | null;
+  /** Null on attempts recorded before migration 007. */
+  webhook_id: number | null;
+  /** JSON object of the headers sent / received (at most 20, values cut to 256 characters). */
+  request_headers: string | null;
+  response_headers: string | null;
 }
 
 export interface InboundWebhooksTable {
@@ -146,6 +201,38 @@ export interface JobLocksTable {
   last_run_at: number;
 }
 
+export interface RealtimeInstancesTable {
+  instance_id: string;
+  heartbeat_at: number;
+}
+
+export interface RealtimeConnectionsTable {
+  instance_id: string;
+  room_id: number;
+  user_id: number;
+}
+
+export interface RealtimePresenceTable {
+  room_id: number;
+  user_id: number;
+  username: string;
+  since: number;
+  leave_after: number | null;
+}
+
+export interface RealtimeCallsTable {
+  room_id: number;
+  call_id: string;
+  started_at: number;
+}
+
+export interface RealtimeCallParticipantsTable {
+  room_id: number;
+  user_id: number;
+  username: string;
+  joined_at: number;
+}
+
 export interface Database {
   users: UsersTable;
   rooms: RoomsTable;
@@ -158,5 +245,12 @@ export interface Database {
   webhook_attempts: WebhookAttemptsTable;
   inbound_webhooks: InboundWebhooksTable;
   server_keys: ServerKeysTable;
+  revoked_tokens: RevokedTokensTable;
+  user_identities: UserIdentitiesTable;
   job_locks: JobLocksTable;
+  realtime_instances: RealtimeInstancesTable;
+  realtime_connections: RealtimeConnectionsTable;
+  realtime_presence: RealtimePresenceTable;
+  realtime_calls: RealtimeCallsTable;
+  realtime_call_participants: RealtimeCallParticipantsTable;
 }

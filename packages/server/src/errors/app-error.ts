@@ -2,20 +2,20 @@ import { ERROR_CATALOGUE, type ErrorCode } from "./error-catalogue.js";
 
 /**
  * A failure with a stable code from the catalogue. Domain services throw it; the HTTP layer turns
- * it into RFC 9457 problem details (`extra` fields are added to the problem object).
+ * it into RFC 9457 problem details (`extra` fields are added to the problem object). The status is
+ * the catalogue's, except where `bad_request` carries on a 4xx that Fastify or a plugin chose.
  */
 export class AppError extends Error {
-  readonly status: number;
   readonly title: string;
   constructor(
     readonly code: ErrorCode,
     readonly detail?: string,
     readonly extra: Record<string, unknown> = {},
     readonly headers: Record<string, string> = {},
+    readonly status: number = ERROR_CATALOGUE[code].status,
   ) {
     super(detail ?? ERROR_CATALOGUE[code].title);
     this.name = "AppError";
-    this.status = ERROR_CATALOGUE[code].status;
     this.title = ERROR_CATALOGUE[code].title;
   }
 }

@@ -20,12 +20,22 @@ export const ERROR_CATALOGUE = {
     status: 400,
     title: "Events must be a non-empty list of known event names without duplicates",
   },
+  invalid_room_ids: { status: 400, title: "roomIds must be null or a non-empty list of room ids" },
+  invalid_header: {
+    status: 400,
+    title: "A header must be a token name with a printable value of at most 1024 bytes",
+  },
+  header_reserved: { status: 400, title: "This header is set by Parley and cannot be overridden" },
+  invalid_time_range: { status: 400, title: "since must be before until" },
   content_required: { status: 400, title: "content is required" },
   content_too_large: { status: 400, title: "content is larger than 16384 UTF-8 bytes" },
   invalid_content_format: { status: 400, title: "contentFormat must be markdown or html" },
   body_too_large: { status: 400, title: "The request body is larger than this endpoint accepts" },
   file_required: { status: 400, title: "A multipart field named file is required" },
   cannot_dm_self: { status: 400, title: "A direct message needs another user" },
+  content_not_renderable: { status: 400, title: "The content could not be rendered" },
+  // Any other 4xx from the HTTP layer (a malformed URL, a broken Content-Length), its status kept.
+  bad_request: { status: 400, title: "The request is malformed" },
   // 401 / 403
   unauthorized: { status: 401, title: "A valid bearer token is required" },
   forbidden: { status: 403, title: "Your role does not allow this" },

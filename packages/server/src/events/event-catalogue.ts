@@ -18,6 +18,7 @@ export const EVENT_NAMES = [
   "ADMIN_ROOM_DELETED",
   "MESSAGE_AUTO_MODERATION_FLAGGED",
   "MESSAGE_AUTO_MODERATION_QUARANTINED",
+  "WEBHOOK_ENDPOINT_DISABLED",
 ] as const;
 
 /** An event an endpoint can subscribe to. */
@@ -36,9 +37,15 @@ export interface MessageCreatedData {
   /** Present only for a message posted through an inbound webhook. */
   inboundWebhookId?: number;
 }
+/**
+ * How the user joined or left: as a member (POST .../join, .../leave), by being present on the
+ * live stream (docs/realtime.md), or by joining or leaving the room's call.
+ */
+export type RoomPresenceVia = "membership" | "presence" | "call";
 export interface RoomMembershipData {
   roomId: number;
   username: string;
+  via: RoomPresenceVia;
 }
 export interface RoomCreatedData {
   roomId: number;
@@ -90,6 +97,13 @@ export interface ModerationEventData {
   occurredAt: string;
   moderationQueueUrl?: string;
 }
+export interface WebhookEndpointDisabledData {
+  webhookId: number;
+  name: string;
+  /** Why Parley disabled it: a 410 Gone answer, or a long run of failures. */
+  reason: "gone" | "auto_failing";
+  disabledAt: string;
+}
 export interface WebhookTestData {
   message: string;
   requestedBy: string;
@@ -108,6 +122,7 @@ export interface EventDataMap {
   ADMIN_ROOM_DELETED: AdminRoomDeletedData;
   MESSAGE_AUTO_MODERATION_FLAGGED: ModerationEventData;
   MESSAGE_AUTO_MODERATION_QUARANTINED: ModerationEventData;
+  WEBHOOK_ENDPOINT_DISABLED: WebhookEndpointDisabledData;
   WEBHOOK_TEST: WebhookTestData;
 }
 
@@ -137,8 +152,12 @@ export const eventData = {
     if (input.inboundWebhookId != null) data.inboundWebhookId = input.inboundWebhookId;
     return data;
   },
-  roomMembership(input: { roomId: number; username: string }): RoomMembershipData {
-    return { roomId: input.roomId, username: input.username };
+  roomMembership(input: {
+    roomId: number;
+    username: string;
+    via: RoomPresenceVia;
+  }): RoomMembershipData {
+    return { roomId: input.roomId, username: input.username, via: input.via };
   },
   roomCreated(input: {
     roomId: number;
@@ -203,7 +222,122 @@ export const eventData = {
       data.moderationQueueUrl = `${publicBaseUrl}/admin/moderation/${input.flaggedMessageId}`;
     return data;
   },
+  webhookEndpointDisabled(input: {
+    webhookId: number;
+    name: string;
+    reason: "gone" | "auto_failing";
+    disabledAt: number;
+  }): WebhookEndpointDisabledData {
+    return {
+      webhookId: input.webhookId,
+      name: input.name,
+      reason: input.reason,
+      disabledAt: isoTime(input.disabledAt),
+    };
+  },
   webhookTest(input: WebhookTestData): WebhookTestData {
     return { message: input.message, requestedBy: input.requestedBy };
+  },
+};
+
+const SAMPLE_TIME = "2026-11-22T10:00:00.000Z";
+const sampleModeration: ModerationEventData = {
+  flaggedMessageId: 7,
+  messageId: 42,
+  roomId: 3,
+  senderId: 12,
+  category: "harassment",
+  score: 0.91,
+  band: "high",
+  status: "FLAGGED",
+  occurredAt: SAMPLE_TIME,
+  moderationQueueUrl: "https://chat.example.com/admin/moderation/7",
+};
+
+/**
+ * What each event means and an example of its `data`, served by GET /api/admin/webhooks/event-types
+ * so integrators can build against the catalogue without triggering every event.
+ */
+export const EVENT_TYPES: {
+  readonly [E in DeliverableEvent]: { description: string; sample: EventDataMap[E] };
+} = {
+  MESSAGE_CREATED: {
+    description:
+      "A message was posted to a room, by a user or through an inbound webhook. Carries no content: fetch it with GET /api/rooms/{roomId}/messages/{messageId}.",
+    sample: { roomId: 3, messageId: 42, senderId: 12, timestamp: SAMPLE_TIME },
+  },
+  USER_JOINED_ROOM: {
+    description:
+      "A user joined a room: as a member (via membership), by becoming present (via presence) or by joining its call (via call).",
+    sample: { roomId: 3, username: "ada", via: "membership" },
+  },
+  USER_LEFT_ROOM: {
+    description: "A user left a room, its presence or its call (see via).",
+    sample: { roomId: 3, username: "ada", via: "membership" },
+  },
+  ROOM_CREATED: {
+    description:
+      "A room was created, or a direct-message conversation was promoted to one (convertedFromDm: true).",
+    sample: { roomId: 3, createdBy: "ada" },
+  },
+  ROOM_DELETED: {
+    description: "A room was deleted by its creator.",
+    sample: { roomId: 3, deletedBy: "ada" },
+  },
+  FILE_UPLOADED: {
+    description: "A file was uploaded to a room and passed the antivirus scan.",
+    sample: {
+      fileId: 5,
+      roomId: 3,
+      fileName: "report.pdf",
+      fileSize: 48213,
+      fileType: "application/pdf",
+      uploadedBy: "ada",
+    },
+  },
+  FILE_INFECTION_DETECTED: {
+    description: "The antivirus scanner flagged an upload; the file was rejected, never stored.",
+    sample: {
+      roomId: 3,
+      fileName: "invoice.exe",
+      fileSize: 68,
+      fileType: "application/octet-stream",
+      sha256: "275a021bbfb6489e54d471899f7db9d1663fc695ec2fe2a2c4538aabf651fd0f",
+      signature: "EICAR-Test-File",
+      scanner: "builtin",
+      action: "rejected",
+      uploadedBy: "ada",
+      scannedAt: SAMPLE_TIME,
+    },
+  },
+  ADMIN_USER_DISABLED: {
+    description: "An admin disabled a user account; its tokens stop working.",
+    sample: { username: "mallory", adminActor: "admin" },
+  },
+  ADMIN_USER_DELETED: {
+    description: "An admin deleted a user account.",
+    sample: { username: "mallory", adminActor: "admin" },
+  },
+  ADMIN_ROOM_DELETED: {
+    description: "An admin deleted a room.",
+    sample: { roomId: 3, adminActor: "admin" },
+  },
+  MESSAGE_AUTO_MODERATION_FLAGGED: {
+    description: "AI moderation flagged a message for review; it stays visible.",
+    sample: sampleModeration,
+  },
+  MESSAGE_AUTO_MODERATION_QUARANTINED: {
+    description: "AI moderation quarantined a message: hidden until an admin reviews it.",
+    sample: { ...sampleModeration, status: "QUARANTINED" },
+  },
+  WEBHOOK_ENDPOINT_DISABLED: {
+    description:
+      "Parley disabled another outbound endpoint: it answered 410 Gone (reason gone) or kept failing (reason auto_failing). Its queued deliveries are held until an admin enables it again.",
+    sample: { webhookId: 4, name: "Audit sink", reason: "auto_failing", disabledAt: SAMPLE_TIME },
+  },
+  WEBHOOK_TEST: {
+    description:
+      "Sent only by POST /api/admin/webhooks/{id}/test, to that endpoint alone; cannot be subscribed to.",
+    sample: { message: "Test delivery from Parley", requestedBy: "admin" },
   },
 };

@@ -1,30 +1,62 @@
 import { CompiledQuery, type Kysely, type Transaction } from "kysely";
 import type { DialectName } from "../db/dialect.js";
 import type { Database } from "../db/schema.js";
+import type { CommittedEvent, Outbox, SingleDelivery } from "../db/unit-of-work.js";
 import { envelopeAround } from "./build-envelope.js";
-import type { DeliverableEvent, EventDataMap, EventName } from "./event-catalogue.js";
+import { eventIdFor, newEventIdPrefix } from "./event-id.js";
+import type { EventDataMap, EventName } from "./event-catalogue.js";
 
 /** PostgreSQL channel that wakes idle dispatchers in every process when deliveries are queued. */
 export const DELIVERIES_CHANNEL = "parley_deliveries";
 
-const NOTIFY = CompiledQuery.raw(`select pg_notify('${DELIVERIES_CHANNEL}', '')`);
+// The payload names the sending process, so its own dispatcher (woken already, in process) can
+// leave the NOTIFY to the others.
+const NOTIFY_SQL = `select pg_notify('${DELIVERIES_CHANNEL}', $1)`;
 
 // Fan-out runs in every write that emits: ONE statement finds the enabled endpoints subscribed to
 // the event and inserts a delivery for each, its body built around the endpoint's id (see
-// envelopeAround). `events` holds the endpoint's JSON array of event names, so the quoted name
-// occurs in it exactly when the endpoint is subscribed. Plain SQL per dialect, fixed text: nothing
-// to build per call, and one round trip on PostgreSQL instead of a select and an insert.
+// envelopeAround) and its event id made of the event's prefix and the endpoint's id (see
+// event-id.ts). `events` holds the endpoint's JSON array of event names, so the quoted name occurs
+// in it exactly when the endpoint names the event; an endpoint with wildcards also has
+// `event_prefixes`, the JSON array of their prefixes, searched only for such endpoints. An endpoint
+// with a room filter (`,3,17,`) takes an event that carries a roomId only when the filter holds
+// `,<roomId>,`; events without a roomId pass. Plain SQL per dialect, fixed text: nothing to build
+// per call, and one round trip on PostgreSQL instead of a select and an insert.
 const FAN_OUT_COLUMNS = `"webhook_id", "event", "body", "status", "attempts", "next_attempt_at",
-  "locked_until", "locked_by", "last_response_status", "created_at", "updated_at"`;
+  "locked_until", "locked_by", "last_response_status", "created_at", "updated_at", "event_id",
+  "room_id", "message_id"`;
 const FAN_OUT_SQL: Record<DialectName, string> = {
   sqlite: `insert into "webhook_deliveries" (${FAN_OUT_COLUMNS})
-    select "id", ?, ? || "id" || ?, 'PENDING', 0, ?, null, null, null, ?, ?
-    from "webhooks" where "enabled" = 1 and instr("events", ?) > 0`,
+    select "id", ?, ? || "id" || ?, 'PENDING', 0, ?, null, null, null, ?, ?,
+      ? || printf('%010d', "id"), ?, ?
+    from "webhooks"
+    where "enabled" = 1
+      and (instr("events", ?) > 0 or ("event_prefixes" is not null and exists (
+        select 1 from json_each("event_prefixes") p where substr(?, 1, length(p.value)) = p.value)))
+      and ("room_filter" is null or ? is null or instr("room_filter", ?) > 0)`,
   postgres: `insert into "webhook_deliveries" (${FAN_OUT_COLUMNS})
     select "id", $1::varchar, $2::text || "id"::text || $3::text, 'PENDING', 0, $4::bigint, null,
-      null, null, $5::bigint, $6::bigint
-    from "webhooks" where "enabled" = 1 and strpos("events", $7::text) > 0`,
+      null, null, $4::bigint, $4::bigint, $5::text || lpad("id"::text, 10, '0'), $6::bigint,
+      $7::bigint
+    from "webhooks"
+    where "enabled" = 1
+      and (strpos("events", $8::text) > 0 or ("event_prefixes" is not null and exists (
+        select 1 from jsonb_array_elements_text("event_prefixes"::jsonb) p(prefix)
+        where left($1::text, length(p.prefix)) = p.prefix)))
+      and ("room_filter" is null or $9::text is null or strpos("room_filter", $9::text) > 0)`,
 };
+
+/** data.roomId / data.messageId when the event has them (integers), else null. */
+function idField(data: unknown, field: "roomId" | "messageId"): number | null {
+  const value = (data as Record<string, unknown>)[field];
+  return Number.isSafeInteger(value) ? (value as number) : null;
+}
+
+export type InTransactionHook = (
+  trx: Transaction<Database>,
+  event: EventName,
+  data: unknown,
+) => Promise<void>;
 
 export interface EventSpineOptions {
   dialect: DialectName;
@@ -35,14 +67,18 @@ export interface EventSpineOptions {
   db?: Kysely<Database>;
   /** False in the Community edition: events are not fanned out to outbound endpoints. */
   outboundEnabled: boolean;
+  /** This process, as named in the NOTIFY payload (the dispatcher's `locked_by`). */
+  instanceId?: string;
   now?: () => number;
 }
 
 /**
- * The event spine (transactional outbox). `emit` runs inside the caller's transaction and inserts
- * one PENDING delivery per enabled endpoint subscribed to the event, with its body frozen; the
- * rows commit or roll back with the chat write. After commit, listeners (the dispatcher) are woken;
- * on PostgreSQL a NOTIFY wakes other processes too.
+ * The event spine (transactional outbox). Services write through a unit of work
+ * (`ctx.database.transaction`, db/unit-of-work.ts); its `tx.emit` runs `fanOut` here inside the
+ * transaction, inserting one PENDING delivery per enabled endpoint subscribed to the event, with
+ * its body frozen, so the rows commit or roll back with the chat write. After the commit the unit
+ * of work calls `committed`: listeners (the dispatcher, metrics) are told, and on PostgreSQL a
+ * NOTIFY wakes the other processes too.
  *
  * The NOTIFY is sent after the commit, on its own, and coalesced: one NOTIFY in flight at a time,
  * plus one more if further commits queued deliveries meanwhile. Sent inside each transaction, it
@@ -51,21 +87,25 @@ export interface EventSpineOptions {
  * A NOTIFY is only a wake-up: a lost one (a crash right after the commit, a dropped connection)
  * delays the other processes until their periodic sweep, and the rows are already durable.
  */
-export class EventSpine {
-  readonly dialect: DialectName;
+export class EventSpine implements Outbox {
+  private readonly dialect: DialectName;
   readonly outboundEnabled: boolean;
   readonly now: () => number;
   private readonly listeners = new Set<() => void>();
   private readonly emittedListeners = new Set<(event: EventName, data: unknown) => void>();
+  private readonly inTransactionHooks = new Set<InTransactionHook>();
   private readonly notifyDb: Kysely<Database> | undefined;
+  private readonly notify: CompiledQuery;
   private notifying = false;
   private notifyAgain = false;
+  private notifyChain: Promise<void> = Promise.resolve();
 
   constructor(options: EventSpineOptions) {
     this.dialect = options.dialect;
     this.notifyDb = options.dialect === "postgres" ? options.db : undefined;
     this.outboundEnabled = options.outboundEnabled;
     this.now = options.now ?? Date.now;
+    this.notify = CompiledQuery.raw(NOTIFY_SQL, [options.instanceId ?? ""]);
   }
 
   /** Queues deliveries of `event` for every subscribed, enabled endpoint. Returns how many. */
@@ -74,47 +114,41 @@ export class EventSpine {
     event: E,
     data: EventDataMap[E],
   ): Promise<number> {
+    for (const hook of this.inTransactionHooks) await hook(trx, event, data);
     if (!this.outboundEnabled) return 0;
     const now = this.now();
     const { prefix, suffix } = envelopeAround(event, now, data);
-    const result = await trx.executeQuery(
-      CompiledQuery.raw(FAN_OUT_SQL[this.dialect], [
-        event,
-        prefix,
-        suffix,
-        now,
-        now,
-        now,
-        JSON.stringify(event),
-      ]),
-    );
+    const roomId = idField(data, "roomId");
+    const messageId = idField(data, "messageId");
+    const eventIdPrefix = `evt_${newEventIdPrefix(now)}`;
+    const quoted = JSON.stringify(event);
+    const roomKey = roomId === null ? null : `,${roomId},`;
+    const parameters =
+      this.dialect === "postgres"
+        ? [event, prefix, suffix, now, eventIdPrefix, roomId, messageId, quoted, roomKey]
+        : [
+            ...[event, prefix, suffix, now, now, now, eventIdPrefix, roomId, messageId, quoted],
+            ...[event, roomKey, roomKey],
+          ];
+    const result = await trx.executeQuery(CompiledQuery.raw(FAN_OUT_SQL[this.dialect], parameters));
     return Number(result.numAffectedRows ?? 0);
   }
 
   /** Queues one delivery to one endpoint (the test event, a redelivery) regardless of subscriptions. */
-  async enqueueOne<E extends DeliverableEvent>(
-    trx: Transaction<Database> | Kysely<Database>,
-    webhookId: number,
-    event: E,
-    body: string,
-    /** The time the body's envelope was stamped with, so the row and the envelope agree. */
-    enqueuedAt: number = this.now(),
-  ): Promise<number> {
-    const now = enqueuedAt;
+  async enqueue(trx: Transaction<Database>, delivery: SingleDelivery): Promise<number> {
+    const now = delivery.enqueuedAt ?? this.now();
     const row = await trx
       .insertInto("webhook_deliveries")
-      .values(deliveryRow(webhookId, event, body, now))
+      .values({
+        ...deliveryRow(delivery.webhookId, delivery.event, delivery.body, now),
+        // A redelivery or recovery keeps the event id of the delivery it repeats.
+        event_id: delivery.eventId ?? eventIdFor(newEventIdPrefix(now), delivery.webhookId),
+        room_id: delivery.roomId ?? null,
+        message_id: delivery.messageId ?? null,
+      })
       .returning("id")
       .executeTakeFirstOrThrow();
     return row.id;
-  }
-
-  /**
-   * Tells every process's dispatcher that deliveries may be due (an endpoint was re-enabled):
-   * locally at once, and on PostgreSQL through NOTIFY to the other processes.
-   */
-  announceDue(): void {
-    this.afterCommit([], 1);
   }
 
   /** Registers a wake-up for deliveries queued by this process; returns the unsubscribe function. */
@@ -130,10 +164,20 @@ export class EventSpine {
   }
 
   /**
-   * Called after the commit of a transaction that emitted `events` and queued `queued` deliveries
-   * (by inTransaction(), and by the services that queue a single delivery).
+   * Runs `hook` inside every transaction that emits, with the event (the live stream's NOTIFY on
+   * PostgreSQL, which must commit, or roll back, with the event). Returns the unsubscribe function.
    */
-  afterCommit(events: ReadonlyArray<{ event: EventName; data: unknown }>, queued: number): void {
+  onEmitInTransaction(hook: InTransactionHook): () => void {
+    this.inTransactionHooks.add(hook);
+    return () => this.inTransactionHooks.delete(hook);
+  }
+
+  /**
+   * Called by the unit of work after the commit of a transaction that emitted `events` and made
+   * `queued` deliveries due. Services never call it: writing through `ctx.database.transaction`
+   * is what announces their events.
+   */
+  committed(events: ReadonlyArray<CommittedEvent>, queued: number): void {
     for (const { event, data } of events)
       for (const listener of this.emittedListeners) listener(event, data);
     if (queued === 0) return;
@@ -150,11 +194,11 @@ export class EventSpine {
       return;
     }
     this.notifying = true;
-    void (async () => {
+    this.notifyChain = (async () => {
       try {
         do {
           this.notifyAgain = false;
-          await db.executeQuery(NOTIFY);
+          await db.executeQuery(this.notify);
         } while (this.notifyAgain);
       } catch {
         // The database is unreachable or closing: the other processes' sweep finds the rows.
@@ -162,6 +206,11 @@ export class EventSpine {
         this.notifying = false;
       }
     })();
+  }
+
+  /** Resolves once no NOTIFY is being sent or waiting to be (tests: a causal wait, no sleep). */
+  notifySettled(): Promise<void> {
+    return this.notifyChain;
   }
 }
 

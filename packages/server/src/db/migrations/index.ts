@@ -3,6 +3,10 @@ import { initial } from "./001-initial.js";
 import { roomDmKey } from "./002-room-dm-key.js";
 import { inboundAllowOverrides } from "./003-inbound-allow-overrides.js";
 import { deliveryClaimIndexes } from "./004-delivery-claim-indexes.js";
+import { tokenRevocation } from "./005-token-revocation.js";
+import { realtime } from "./006-realtime.js";
+import { operatingEndpoints } from "./007-operating-endpoints.js";
+import { idsNeverReused } from "./008-ids-never-reused.js";
 
 /** Every migration, in order. Names sort; never rename or edit one that has shipped. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -10,4 +14,8 @@ export const MIGRATIONS: Record<string, Migration> = {
   "002-room-dm-key": roomDmKey,
   "003-inbound-allow-overrides": inboundAllowOverrides,
   "004-delivery-claim-indexes": deliveryClaimIndexes,
+  "005-token-revocation": tokenRevocation,
+  "006-realtime": realtime,
+  "007-operating-endpoints": operatingEndpoints,
+  "008-ids-never-reused": idsNeverReused,
 };
