@@ -110,12 +110,16 @@ export async function deleteInboundWebhookRow(db: Kysely<Database>, id: number):
   return Number(result.numDeletedRows) > 0;
 }
 
-/** True when `roomId` names a room (or promoted DM) that has not been deleted. */
+/**
+ * True when `roomId` names a room (or promoted DM) that has not been deleted. A direct message
+ * that was not promoted is private to its two members: no integration posts into it.
+ */
 export async function roomIsOpen(db: Kysely<Database>, roomId: number): Promise<boolean> {
   const room = await db
     .selectFrom("rooms")
     .select("id")
     .where("id", "=", roomId)
+    .where("kind", "=", "room")
     .where("deleted_at", "is", null)
     .executeTakeFirst();
   return room !== undefined;
@@ -128,6 +132,7 @@ function ingestTargetQuery(db: Kysely<Database>, tokenHash: string) {
     .select(["w.id", "w.room_id", "w.display_name", "w.avatar_url", "w.allow_overrides"])
     .where("w.token_hash", "=", tokenHash)
     .where("w.enabled", "=", 1)
+    .where("r.kind", "=", "room")
     .where("r.deleted_at", "is", null);
 }
 

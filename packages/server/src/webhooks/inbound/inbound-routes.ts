@@ -1,14 +1,17 @@
-import type { FastifyPluginAsync } from "fastify";
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import {
+  CreateInboundWebhookParamsSchema,
+  IdParamsSchema,
+  InboundWebhookSchema,
+  InboundWebhookWithTokenSchema,
+  ListInboundWebhooksParamsSchema,
+  PageOf,
+  UpdateInboundWebhookParamsSchema,
+} from "@parley/client/wire";
 import type { AppContext } from "../../app-context.js";
 import { requireRole } from "../../auth/require-role.js";
-import { listQuerySchema } from "../../http/pagination.js";
-import { authErrors, idParams, listOf, problemSchema } from "../../http/schemas.js";
-import {
-  createInboundWebhookBody,
-  inboundWebhookSchema,
-  inboundWebhookWithTokenSchema,
-  updateInboundWebhookBody,
-} from "./inbound-schemas.js";
+import { decodeCursor, pageLimit, toPage } from "../../http/pagination.js";
+import { authErrors, problemSchema } from "../../http/schemas.js";
 import {
   createInboundWebhook,
   deleteInboundWebhook,
@@ -16,12 +19,10 @@ import {
   listInboundWebhooks,
   rotateInboundWebhookToken,
   updateInboundWebhook,
-  type CreateInboundWebhookInput,
-  type UpdateInboundWebhookInput,
 } from "./inbound-service.js";
 
 /** Admin management of inbound webhooks (all editions). Unknown body fields answer 400. */
-export const inboundWebhooksRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (
+export const inboundWebhooksRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (
   app,
   { ctx },
 ) => {
@@ -29,52 +30,55 @@ export const inboundWebhooksRoutes: FastifyPluginAsync<{ ctx: AppContext }> = as
   const tags = ["inbound-webhooks"];
   const security = [{ bearer: [] }];
 
-  app.post<{ Body: CreateInboundWebhookInput }>(
+  app.post(
     "/api/admin/inbound-webhooks",
     {
-      preHandler: admin,
+      onRequest: admin,
       schema: {
         tags,
         security,
         summary: "Create an inbound webhook (the answer is the only time its token is shown)",
-        body: createInboundWebhookBody,
-        response: { 201: inboundWebhookWithTokenSchema, 400: problemSchema, ...authErrors },
+        body: CreateInboundWebhookParamsSchema,
+        response: { 201: InboundWebhookWithTokenSchema, 400: problemSchema, ...authErrors },
       },
     },
     async (request, reply) =>
       reply.code(201).send(await createInboundWebhook(ctx, request.principal.userId, request.body)),
   );
 
-  app.get<{ Querystring: { limit: number; cursor?: string; roomId?: number } }>(
+  app.get(
     "/api/admin/inbound-webhooks",
     {
-      preHandler: admin,
+      onRequest: admin,
       schema: {
         tags,
         security,
         summary: "List inbound webhooks (tokens shown by their last 8 characters only)",
-        querystring: {
-          type: "object",
-          additionalProperties: false,
-          properties: { ...listQuerySchema, roomId: { type: "integer", minimum: 1 } },
-        },
-        response: { 200: listOf(inboundWebhookSchema), 400: problemSchema, ...authErrors },
+        querystring: ListInboundWebhooksParamsSchema,
+        response: { 200: PageOf(InboundWebhookSchema), 400: problemSchema, ...authErrors },
       },
     },
-    async (request) => listInboundWebhooks(ctx, request.query),
+    async (request) =>
+      toPage(
+        await listInboundWebhooks(ctx, {
+          afterId: decodeCursor(request.query.cursor),
+          limit: pageLimit(request.query),
+          roomId: request.query.roomId,
+        }),
+      ),
   );
 
-  app.get<{ Params: { id: number } }>(
+  app.get(
     "/api/admin/inbound-webhooks/:id",
     {
-      preHandler: admin,
+      onRequest: admin,
       schema: {
         tags,
         security,
         summary: "Get an inbound webhook",
-        params: idParams,
+        params: IdParamsSchema,
         response: {
-          200: inboundWebhookSchema,
+          200: InboundWebhookSchema,
           400: problemSchema,
           404: problemSchema,
           ...authErrors,
@@ -84,18 +88,18 @@ export const inboundWebhooksRoutes: FastifyPluginAsync<{ ctx: AppContext }> = as
     async (request) => getInboundWebhook(ctx, request.params.id),
   );
 
-  app.patch<{ Params: { id: number }; Body: UpdateInboundWebhookInput }>(
+  app.patch(
     "/api/admin/inbound-webhooks/:id",
     {
-      preHandler: admin,
+      onRequest: admin,
       schema: {
         tags,
         security,
         summary: "Change an inbound webhook's display name, avatar, enabled or allowOverrides",
-        params: idParams,
-        body: updateInboundWebhookBody,
+        params: IdParamsSchema,
+        body: UpdateInboundWebhookParamsSchema,
         response: {
-          200: inboundWebhookSchema,
+          200: InboundWebhookSchema,
           400: problemSchema,
           404: problemSchema,
           ...authErrors,
@@ -105,15 +109,15 @@ export const inboundWebhooksRoutes: FastifyPluginAsync<{ ctx: AppContext }> = as
     async (request) => updateInboundWebhook(ctx, request.params.id, request.body ?? {}),
   );
 
-  app.delete<{ Params: { id: number } }>(
+  app.delete(
     "/api/admin/inbound-webhooks/:id",
     {
-      preHandler: admin,
+      onRequest: admin,
       schema: {
         tags,
         security,
         summary: "Delete an inbound webhook (its token answers 404 at once; posted messages stay)",
-        params: idParams,
+        params: IdParamsSchema,
         response: { 204: { type: "null" }, 400: problemSchema, 404: problemSchema, ...authErrors },
       },
     },
@@ -123,18 +127,18 @@ export const inboundWebhooksRoutes: FastifyPluginAsync<{ ctx: AppContext }> = as
     },
   );
 
-  app.post<{ Params: { id: number } }>(
+  app.post(
     "/api/admin/inbound-webhooks/:id/rotate-token",
     {
-      preHandler: admin,
+      onRequest: admin,
       schema: {
         tags,
         security,
         summary:
           "Replace the token (the old one answers 404 at once); the answer shows the new one",
-        params: idParams,
+        params: IdParamsSchema,
         response: {
-          200: inboundWebhookWithTokenSchema,
+          200: InboundWebhookWithTokenSchema,
           400: problemSchema,
           404: problemSchema,
           ...authErrors,

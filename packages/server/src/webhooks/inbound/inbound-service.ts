@@ -1,8 +1,9 @@
+import type { InboundWebhook, InboundWebhookWithToken } from "@parley/client/wire";
 import type { AppContext } from "../../app-context.js";
 import type { Config } from "../../config/load-config.js";
+import { keysetSlice, type KeysetSlice } from "../../db/keyset-slice.js";
 import { AppError } from "../../errors/app-error.js";
 import { isoTime } from "../../events/event-catalogue.js";
-import { decodeCursor, toPage, type Page } from "../../http/pagination.js";
 import {
   deleteInboundWebhookRow,
   findInboundWebhookRow,
@@ -16,25 +17,11 @@ import {
 } from "./inbound-repository.js";
 import { createIngestToken } from "./ingest-token.js";
 
-/** An inbound webhook as the admin API shows it: the token only by its last 8 characters. */
-export interface InboundWebhookView {
-  id: number;
-  roomId: number;
-  displayName: string;
-  avatarUrl: string | null;
-  enabled: boolean;
-  allowOverrides: boolean;
-  tokenLast8: string;
-  createdAt: string;
-  updatedAt: string;
-}
+/** An inbound webhook as the admin API shows it (the wire's InboundWebhook): the token only by its last 8 characters. */
+export type InboundWebhookView = InboundWebhook;
 
 /** The create and rotate answers: the only time the token and the full URLs are shown. */
-export interface InboundWebhookWithToken extends InboundWebhookView {
-  token: string;
-  url: string;
-  slackUrl: string;
-}
+export type { InboundWebhookWithToken };
 
 export interface CreateInboundWebhookInput {
   roomId: number;
@@ -120,7 +107,7 @@ export async function createInboundWebhook(
   if (!(await roomIsOpen(ctx.db, input.roomId))) {
     throw new AppError(
       "validation_failed",
-      `roomId ${input.roomId} does not name an existing room`,
+      `roomId ${input.roomId} does not name an existing room (a direct message takes no integrations)`,
       {
         field: "body.roomId",
       },
@@ -143,14 +130,14 @@ export async function createInboundWebhook(
 
 export async function listInboundWebhooks(
   ctx: AppContext,
-  query: { limit: number; cursor?: string | undefined; roomId?: number | undefined },
-): Promise<Page<InboundWebhookView>> {
+  query: { afterId?: number | undefined; limit: number; roomId?: number | undefined },
+): Promise<KeysetSlice<InboundWebhookView>> {
   const rows = await listInboundWebhookRows(ctx.db, {
-    after: decodeCursor(query.cursor),
+    after: query.afterId,
     limit: query.limit,
     roomId: query.roomId,
   });
-  return toPage(rows, query.limit, toInboundWebhookView);
+  return keysetSlice(rows, query.limit, toInboundWebhookView);
 }
 
 export async function getInboundWebhook(ctx: AppContext, id: number): Promise<InboundWebhookView> {

@@ -99,13 +99,18 @@ export async function createIngestRateLimiter(
 
   if (options.redisUrl) {
     const connectTimeout = options.connectTimeoutMs ?? 2000;
+    const commandTimeout = options.commandTimeoutMs ?? 500;
     redis = new Redis(options.redisUrl, {
       lazyConnect: true,
       // Never queue a count behind a dead connection: fail at once and use memory instead.
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
       connectTimeout,
-      commandTimeout: options.commandTimeoutMs ?? 500,
+      commandTimeout,
+      // How long a closing connection may take to end before it is destroyed (ioredis: 2 s). A
+      // close during the handshake ends the stream twice, and the second wait never sees a
+      // 'close' event: the timer would keep the process up for its full length after close().
+      disconnectTimeout: commandTimeout,
       retryStrategy: (attempt) => Math.min(attempt * 250, 5000),
     }) as CountingRedis;
     redis.defineCommand("parleyIngestCount", { numberOfKeys: 1, lua: COUNT_SCRIPT });

@@ -1,16 +1,17 @@
 import formbody from "@fastify/formbody";
 import rateLimit from "@fastify/rate-limit";
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
-import type { AppContext } from "../../app-context.js";
-import { AppError, isAppError } from "../../errors/app-error.js";
-import { problemSchema } from "../../http/schemas.js";
 import {
-  ingestAnswerSchema,
-  ingestBodySchema,
-  slackBodySchema,
-  slackTextAnswer,
-  tokenParams,
-} from "./inbound-schemas.js";
+  IngestParamsSchema,
+  IngestResultSchema,
+  IngestTokenParamsSchema,
+  SlackIngestParamsSchema,
+} from "@parley/client/wire";
+import type { AppContext } from "../../app-context.js";
+import { validateMessageBody } from "../../chat/content-rules.js";
+import { AppError } from "../../errors/app-error.js";
+import { problemSchema } from "../../http/schemas.js";
+import { toAppError } from "../../plugins/to-app-error.js";
 import { ingestMessage, resolveIngestTarget } from "./ingest.js";
 import { createIngestRateLimiter } from "./ingest-rate-limit.js";
 import { hashIngestToken, INGEST_TOKEN_PATTERN } from "./ingest-token.js";
@@ -66,37 +67,26 @@ function readSlackPayload(body: unknown): unknown {
   }
 }
 
-/** How the Slack-compatible route answers a failure: Slack's status and bare code where it has one. */
-function slackAnswer(error: FastifyError | AppError | SlackPayloadError): {
-  status: number;
-  code: string;
-} {
+/**
+ * How the Slack-compatible route answers a failure: Slack's status and bare code where it has one,
+ * else Parley's code. Errors are mapped to codes by toAppError(), as on every other route.
+ */
+function slackAnswer(error: AppError | SlackPayloadError): { status: number; code: string } {
   if (error instanceof SlackPayloadError) return { status: error.status, code: error.code };
-  if (isAppError(error)) {
-    switch (error.code) {
-      case "not_found":
-        return { status: 404, code: "no_service" };
-      case "invalid_json":
-      case "validation_failed":
-        return { status: 400, code: "invalid_payload" };
-      case "content_required":
-        return { status: 400, code: "no_text" };
-      case "content_too_large":
-        return { status: 400, code: "msg_too_long" };
-      default:
-        return { status: error.status, code: error.code };
-    }
-  }
   switch (error.code) {
-    case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
-      return { status: 415, code: "unsupported_media_type" };
-    case "FST_ERR_CTP_BODY_TOO_LARGE":
-      return { status: 400, code: "body_too_large" };
+    case "not_found":
+      return { status: 404, code: "no_service" };
+    case "invalid_json":
+    case "validation_failed":
+    case "bad_request":
+      return { status: error.status, code: "invalid_payload" };
+    case "content_required":
+      return { status: 400, code: "no_text" };
+    case "content_too_large":
+      return { status: 400, code: "msg_too_long" };
+    default:
+      return { status: error.status, code: error.code };
   }
-  if (error.statusCode === 429) return { status: 429, code: "rate_limited" };
-  if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500)
-    return { status: 400, code: "invalid_payload" };
-  return { status: 500, code: "internal_error" };
 }
 
 function sendSlackText(reply: FastifyReply, status: number, text: string): FastifyReply {
@@ -109,6 +99,11 @@ const errorAnswers = {
   415: problemSchema,
   422: problemSchema,
   429: problemSchema,
+} as const;
+
+const slackTextAnswer = {
+  type: "string",
+  description: "`ok` on success; otherwise a short error code, as Slack answers.",
 } as const;
 
 const slackText = (description: string) => ({
@@ -150,43 +145,33 @@ export const ingestRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
   });
 
   const tags = ["inbound-webhooks"];
-  // The body schemas document the contract; postMessage() validates, so that every path answers the
-  // same codes (content_required rather than a schema error) and unknown fields are ignored.
-  const documentOnly = () => () => true;
+  // Third-party payloads: the content rules check the fields that are used (refusing NUL in them,
+  // or, on the Slack form, dropping it as Slack does); unknown fields are ignored, whatever they hold.
+  const config = { nulGuard: false };
 
   app.post<{ Params: { token: string }; Body: unknown }>(
     "/api/public/webhooks/ingest/:token",
     {
       bodyLimit: INGEST_BODY_LIMIT,
-      validatorCompiler: documentOnly,
+      config,
+      // The token is checked before the body: a schema failure waits for the content rules.
+      attachValidation: true,
       schema: {
         tags,
         summary: "Post a message into the webhook's room (the token is the only credential)",
         description:
           "content: 1..16384 UTF-8 bytes; contentFormat markdown (default) or html (sanitized before it is stored). Body at most 64 KiB. Unknown and disabled tokens get the same 404.",
-        params: tokenParams,
-        body: ingestBodySchema,
-        response: { 200: ingestAnswerSchema, ...errorAnswers },
+        params: IngestTokenParamsSchema,
+        body: IngestParamsSchema,
+        response: { 200: IngestResultSchema, ...errorAnswers },
       },
     },
     async (request) => {
       const target = await resolveIngestTarget(ctx, lookupHash(request));
-      const body = request.body;
-      if (body === undefined)
-        throw new AppError("content_required", 'send a JSON body such as {"content": "..."}');
-      if (!isObject(body)) {
-        throw new AppError(
-          "validation_failed",
-          'the body must be a JSON object such as {"content": "..."}',
-          {
-            field: "body",
-          },
-        );
-      }
-      return ingestMessage(ctx, target, {
-        content: body.content,
-        contentFormat: body.contentFormat,
-      });
+      // The same rules and codes as a member's post; the schema adds nothing they do not check.
+      const { content, format } = validateMessageBody(request.body);
+      if (request.validationError) throw request.validationError;
+      return ingestMessage(ctx, target, { content, contentFormat: format });
     },
   );
 
@@ -194,9 +179,11 @@ export const ingestRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
     await slack.register(formbody, { parser: parseSlackForm, bodyLimit: INGEST_BODY_LIMIT });
 
     // Slack tools look for status 200 and the body "ok"; failures answer as Slack does, in plain text.
-    slack.setErrorHandler(async (error: FastifyError, request, reply) => {
-      const { status, code } = slackAnswer(error);
-      if (status >= 500) request.log.error({ err: error }, "request failed");
+    slack.setErrorHandler(async (error: FastifyError | SlackPayloadError, request, reply) => {
+      const known = error instanceof SlackPayloadError ? error : toAppError(error);
+      if (known instanceof AppError && known.code === "internal_error")
+        request.log.error({ err: error }, "request failed");
+      const { status, code } = slackAnswer(known);
       return sendSlackText(reply, status, code);
     });
 
@@ -204,14 +191,16 @@ export const ingestRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
       "/api/public/webhooks/ingest/:token/slack",
       {
         bodyLimit: INGEST_BODY_LIMIT,
-        validatorCompiler: documentOnly,
+        config,
+        // Documented, not enforced: like Slack, unknown fields are ignored and types are lenient.
+        validatorCompiler: () => () => true,
         schema: {
           tags,
           summary: "Post a Slack incoming-webhook payload (JSON, or form-encoded payload=...)",
           description:
             "Answers like Slack: 200 `ok`, or a status with a bare code in text/plain: 400 invalid_payload, no_text, too_many_attachments, body_too_large; 404 no_service (unknown or disabled token); 415 unsupported_media_type; 422 dlp_blocked; 429 rate_limited.",
-          params: tokenParams,
-          body: slackBodySchema,
+          params: IngestTokenParamsSchema,
+          body: SlackIngestParamsSchema,
           response: {
             200: slackText("ok"),
             400: slackText("invalid_payload, no_text, too_many_attachments or body_too_large"),

@@ -1,3 +1,4 @@
+import type { IngestResult } from "@parley/client/wire";
 import type { AppContext } from "../../app-context.js";
 import { postMessage } from "../../chat/post-message.js";
 import { AppError, isAppError } from "../../errors/app-error.js";
@@ -5,7 +6,7 @@ import { isoTime } from "../../events/event-catalogue.js";
 import { findIngestTarget, type IngestTarget } from "./inbound-repository.js";
 
 export interface IngestMessage {
-  /** Unvalidated: postMessage() answers content_required / content_too_large / invalid_content_format. */
+  /** Checked by postMessage() with the content rules, whether the caller checked it or not. */
   content: unknown;
   contentFormat?: unknown;
   /** Per-message sender overrides (Slack `username` / `icon_url`), already vetted by the caller. */
@@ -13,10 +14,8 @@ export interface IngestMessage {
   avatarUrl?: string | null | undefined;
 }
 
-export interface IngestAnswer {
-  messageId: number;
-  timestamp: string;
-}
+/** What a post answers: the wire's IngestResult. */
+export type IngestAnswer = IngestResult;
 
 /**
  * The one answer for every token that cannot post: unknown, disabled, rotated away, deleted, or
@@ -45,12 +44,6 @@ export async function ingestMessage(
   target: IngestTarget,
   message: IngestMessage,
 ): Promise<IngestAnswer> {
-  // PostgreSQL text cannot hold NUL: refuse it on every database alike rather than fail late.
-  if (typeof message.content === "string" && message.content.includes("\u0000")) {
-    throw new AppError("validation_failed", "content must not contain the NUL character (U+0000)", {
-      field: "body.content",
-    });
-  }
   try {
     const posted = await postMessage(ctx, {
       roomId: target.roomId,

@@ -1,4 +1,4 @@
-import { MAX_CONTENT_BYTES } from "../../chat/post-message.js";
+import { CONTROL_CHARACTER, MAX_CONTENT_BYTES, NUL } from "../../chat/content-rules.js";
 import { SlackPayloadError } from "./slack-payload-error.js";
 import {
   encodeLinkTarget,
@@ -39,8 +39,7 @@ function objects(value: unknown): Json[] {
 
 function httpUrl(value: unknown): string | undefined {
   const text = str(value)?.trim();
-  // eslint-disable-next-line no-control-regex
-  if (!text || /[\u0000-\u001f\u007f]/.test(text)) return undefined;
+  if (!text || CONTROL_CHARACTER.test(text)) return undefined;
   try {
     const url = new URL(text);
     return url.protocol === "http:" || url.protocol === "https:" ? text : undefined;
@@ -294,8 +293,8 @@ export function slackPayloadToMessage(payload: unknown): SlackMessage {
     const rendered = renderAttachment(attachment);
     if (rendered) parts.push(rendered);
   }
-  // PostgreSQL text cannot hold NUL; Slack would not show one either.
-  const content = parts.join("\n\n").replaceAll("\u0000", "");
+  // Like Slack, lenient: a NUL (which the content rules refuse) is dropped, not answered with 400.
+  const content = parts.join("\n\n").replaceAll(NUL, "");
   if (content.trim() === "")
     throw new SlackPayloadError(
       "no_text",
@@ -303,7 +302,7 @@ export function slackPayloadToMessage(payload: unknown): SlackMessage {
     );
 
   const message: SlackMessage = { content: truncateUtf8(content, MAX_CONTENT_BYTES) };
-  const username = str(payload.username)?.replaceAll("\u0000", "").trim();
+  const username = str(payload.username)?.replaceAll(NUL, "").trim();
   if (username) message.username = [...username].slice(0, 200).join("");
   const iconUrl = httpUrl(payload.icon_url);
   if (iconUrl) message.iconUrl = iconUrl;

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from "kysely";
-import type { AppContext } from "../../app-context.js";
-import type { Database } from "../../db/schema.js";
+import type { AppContext } from "../../../app-context.js";
+import type { Database } from "../../../db/schema.js";
 import type { DeliveryLog } from "./delivery-log.js";
 
 const DAY_MS = 24 * 60 * 60 * 1000;

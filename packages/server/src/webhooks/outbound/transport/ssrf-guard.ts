@@ -162,11 +162,15 @@ export function checkWebhookUrl(raw: string, policy: UrlPolicy): UrlCheck {
   }
 
   if (url.protocol !== "https:" && !(url.protocol === "http:" && policy.allowHttp)) {
+    const scheme = url.protocol.slice(0, -1);
     const allowed = policy.allowHttp ? "https:// or http://" : "https://";
+    // Say how to allow plain http for a local receiver, instead of leaving the operator to guess.
+    const hint =
+      scheme === "http" ? " (for development, PARLEY_WEBHOOK_ALLOW_HTTP=true allows http://)" : "";
     return {
       ok: false,
       code: "url_scheme_not_allowed",
-      message: `url scheme ${url.protocol.slice(0, -1)} is not allowed; use ${allowed}`,
+      message: `url scheme ${scheme} is not allowed; use ${allowed}${hint}`,
     };
   }
 

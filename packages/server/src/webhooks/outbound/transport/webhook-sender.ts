@@ -15,6 +15,12 @@ export interface SenderOptions {
   connectTimeoutMs?: number;
   /** Connect to loopback and private addresses (development, tests). */
   allowPrivateNetworks: boolean;
+  /**
+   * Send to http:// URLs (PARLEY_WEBHOOK_ALLOW_HTTP, development). Checked at every attempt, not
+   * only when an endpoint is created: turning the setting off stops plain-text deliveries to
+   * endpoints registered while it was on.
+   */
+  allowHttp: boolean;
   /** Extra trusted CA certificates (PEM), added to Node's default roots. */
   ca?: string | Buffer;
   /** Default "Parley-Webhooks/1.0". */
@@ -37,11 +43,26 @@ export interface AttemptOutcome {
   responseBody: string | null;
   /** Why the attempt failed, or null on success. Never contains the secret or the signature. */
   error: string | null;
+  /**
+   * The response's headers (lower-cased names, at most 20, values cut to 256 characters); null
+   * without a response. Optional so that outcomes built without a response stay short.
+   */
+  responseHeaders?: Record<string, string> | null;
+}
+
+/** One attempt's request: the frozen body, and the headers beside the fixed ones. */
+export interface SendRequest {
+  url: string;
+  body: Uint8Array;
+  /** `X-Webhook-Signature-256`, when the endpoint's scheme includes it. */
+  signature?: string | undefined;
+  /** Further headers: Standard Webhooks' and the endpoint's own, names lower-case. */
+  headers?: Readonly<Record<string, string>> | undefined;
 }
 
 export interface WebhookSender {
   /** One delivery attempt. Never throws: every failure is an outcome with ok: false. */
-  send(request: { url: string; body: Uint8Array; signature: string }): Promise<AttemptOutcome>;
+  send(request: SendRequest): Promise<AttemptOutcome>;
   /** Closes pooled connections; attempts in flight finish first (each bounded by timeoutMs). */
   close(): Promise<void>;
 }
@@ -80,15 +101,12 @@ export function createWebhookSender(options: SenderOptions): WebhookSender {
   });
   let closed = false;
 
-  async function send(delivery: {
-    url: string;
-    body: Uint8Array;
-    signature: string;
-  }): Promise<AttemptOutcome> {
+  async function send(delivery: SendRequest): Promise<AttemptOutcome> {
     const startedAt = new Date();
     const start = performance.now();
     let responseStatus: number | null = null;
     let responseBody: string | null = null;
+    let responseHeaders: Record<string, string> | null = null;
     const outcome = (error: string | null): AttemptOutcome => ({
       ok: error === null,
       startedAt,
@@ -96,6 +114,7 @@ export function createWebhookSender(options: SenderOptions): WebhookSender {
       responseStatus,
       responseBody,
       error,
+      ...(responseHeaders === null ? {} : { responseHeaders }),
     });
 
     if (closed) return outcome("sender is closed");
@@ -107,6 +126,11 @@ export function createWebhookSender(options: SenderOptions): WebhookSender {
     }
     if (url.protocol !== "https:" && url.protocol !== "http:") {
       return outcome(`url scheme ${url.protocol.slice(0, -1)} is not supported`);
+    }
+    if (url.protocol === "http:" && !options.allowHttp) {
+      return outcome(
+        "refused: http:// receivers are not allowed (PARLEY_WEBHOOK_ALLOW_HTTP is off); use https://",
+      );
     }
     // IP literals never reach the lookup (the socket connects to them directly): check them here.
     if (!allowPrivateNetworks) {
@@ -132,11 +156,15 @@ export function createWebhookSender(options: SenderOptions): WebhookSender {
       const pending = request(url, {
         dispatcher: agent,
         method: "POST",
-        // Exactly these; undici adds only host, content-length and connection.
+        // Exactly these; undici adds only host, content-length and connection. The extra headers
+        // cannot override the fixed ones: the admin API refuses their names.
         headers: {
+          ...delivery.headers,
           "content-type": "application/json",
           "user-agent": userAgent,
-          "x-webhook-signature-256": delivery.signature,
+          ...(delivery.signature === undefined
+            ? {}
+            : { "x-webhook-signature-256": delivery.signature }),
         },
         body: delivery.body,
         signal: controller.signal,
@@ -149,6 +177,7 @@ export function createWebhookSender(options: SenderOptions): WebhookSender {
       );
       const response = await Promise.race([pending, timeout]);
       responseStatus = response.statusCode;
+      responseHeaders = keptHeaders(response.headers);
       responseBody = "";
       phase = "reading the response body";
 
@@ -192,4 +221,22 @@ export function createWebhookSender(options: SenderOptions): WebhookSender {
   }
 
   return { send, close };
+}
+
+const MAX_KEPT_HEADERS = 20;
+const MAX_KEPT_HEADER_CHARS = 256;
+
+/** What the attempt log keeps of a response's headers: the first 20, values cut to 256. */
+function keptHeaders(
+  headers: Record<string, string | string[] | undefined>,
+): Record<string, string> {
+  const kept: Record<string, string> = {};
+  let n = 0;
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    if (++n > MAX_KEPT_HEADERS) break;
+    const text = Array.isArray(value) ? value.join(", ") : value;
+    kept[name.toLowerCase()] = text.slice(0, MAX_KEPT_HEADER_CHARS);
+  }
+  return kept;
 }

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { AppContext } from "../../app-context.js";
-import { AppError } from "../../errors/app-error.js";
+import type { AppContext } from "../../../app-context.js";
+import { AppError } from "../../../errors/app-error.js";
 
 /**
  * An `onRequest` hook closing outbound webhooks in the Community edition. It runs after the

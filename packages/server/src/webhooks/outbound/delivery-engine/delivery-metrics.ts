@@ -1,7 +1,7 @@
 import { sql, type Kysely } from "kysely";
 import client from "prom-client";
-import type { Database } from "../../db/schema.js";
-import type { AttemptOutcome } from "./webhook-sender.js";
+import type { Database } from "../../../db/schema.js";
+import type { AttemptOutcome } from "../transport/webhook-sender.js";
 
 export type AttemptOutcomeKind =
   "success" | "http_error" | "timeout" | "connection_error" | "dns_error" | "refused" | "tls_error";
@@ -11,6 +11,10 @@ export interface DeliveryMetrics {
   attempt(outcome: AttemptOutcome): void;
   /** Counts a delivery that reached a final state. */
   finished(state: "SUCCESS" | "EXHAUSTED"): void;
+  /** Counts an endpoint Parley disabled (410 Gone, or the auto-disable rule). */
+  endpointDisabled(reason: "gone" | "auto_failing"): void;
+  /** Counts attempts that waited: for the endpoint's rate cap, or for a receiver's Retry-After. */
+  attemptsDelayed(cause: "rate_cap" | "retry_after", count: number): void;
 }
 
 /**
@@ -99,7 +103,42 @@ export function createDeliveryMetrics(
     },
   });
 
+  const disabledTotal = new client.Counter({
+    name: "parley_webhook_endpoints_disabled_total",
+    help: "Outbound webhook endpoints disabled by Parley, by reason (gone: a 410 answer; auto_failing: the auto-disable rule)",
+    labelNames: ["reason"] as const,
+    registers: [registry],
+  });
+  const delayed = new client.Counter({
+    name: "parley_webhook_attempts_delayed_total",
+    help: "Outbound webhook attempts that waited beyond their schedule, by cause (rate_cap, retry_after)",
+    labelNames: ["cause"] as const,
+    registers: [registry],
+  });
+  // Read at scrape time, like the queue gauges, so every process reports the same.
+  new client.Gauge({
+    name: "parley_webhook_endpoints_disabled",
+    help: "Outbound webhook endpoints disabled now, by reason (manual, gone, auto_failing)",
+    labelNames: ["reason"] as const,
+    registers: [registry],
+    async collect() {
+      const { rows } = await sql<{ reason: string | null; n: number | string }>`
+        SELECT disabled_reason AS reason, count(*) AS n FROM webhooks WHERE enabled = 0
+        GROUP BY disabled_reason
+      `.execute(db);
+      this.reset();
+      for (const reason of ["manual", "gone", "auto_failing"]) this.set({ reason }, 0);
+      for (const row of rows) this.inc({ reason: row.reason ?? "manual" }, Number(row.n));
+    },
+  });
+
   return {
+    endpointDisabled(reason) {
+      disabledTotal.inc({ reason });
+    },
+    attemptsDelayed(cause, count) {
+      delayed.inc({ cause }, count);
+    },
     attempt(outcome) {
       const kind = outcomeKind(outcome);
       attempts.inc({ outcome: kind });

@@ -1,0 +1,169 @@
+import type { AppContext } from "../../../app-context.js";
+import { keysetSlice, type KeysetSlice } from "../../../db/keyset-slice.js";
+import type { DeliveryStatus } from "../../../db/schema.js";
+import { AppError } from "../../../errors/app-error.js";
+import type { DeliverableEvent } from "../../../events/event-catalogue.js";
+import {
+  findDelivery,
+  listAttempts,
+  listDeliveries,
+  recoverDeliveries,
+  searchDeliveries,
+} from "./deliveries-repository.js";
+import { findWebhook } from "./endpoints-repository.js";
+import {
+  toDeliveryDetail,
+  toDeliverySummary,
+  type DeliveryDetail,
+  type DeliverySearchItem,
+  type DeliverySummary,
+} from "./webhook-views.js";
+
+export interface DeliveryListQuery {
+  status?: DeliveryStatus | undefined;
+  event?: DeliverableEvent | undefined;
+  /** The last id of the previous page: this page holds older (smaller) ids. */
+  beforeId?: number | undefined;
+  limit: number;
+}
+
+async function requireWebhook(ctx: AppContext, webhookId: number): Promise<void> {
+  if (!(await findWebhook(ctx.db, webhookId)))
+    throw new AppError("not_found", `no webhook ${webhookId}`);
+}
+
+/** The delivery log of one endpoint, newest first. */
+export async function listEndpointDeliveries(
+  ctx: AppContext,
+  webhookId: number,
+  query: DeliveryListQuery,
+): Promise<KeysetSlice<DeliverySummary>> {
+  await requireWebhook(ctx, webhookId);
+  const rows = await listDeliveries(ctx.db, webhookId, {
+    status: query.status,
+    event: query.event,
+    beforeId: query.beforeId,
+    limit: query.limit,
+  });
+  return keysetSlice(rows, query.limit, toDeliverySummary);
+}
+
+/** One delivery with its payload and every attempt; 404 also for a delivery of another endpoint. */
+export async function getEndpointDelivery(
+  ctx: AppContext,
+  webhookId: number,
+  deliveryId: number,
+): Promise<DeliveryDetail> {
+  const row = await findDelivery(ctx.db, webhookId, deliveryId);
+  if (!row) {
+    await requireWebhook(ctx, webhookId);
+    throw new AppError("not_found", `webhook ${webhookId} has no delivery ${deliveryId}`);
+  }
+  return toDeliveryDetail(row, await listAttempts(ctx.db, deliveryId));
+}
+
+/**
+ * Queues a new delivery with the original body text byte for byte, so the receiver sees the
+ * same envelope (including its original `timestamp`) and, with the same secret, the same
+ * signature. Allowed whatever the original's state; the original is left as it is.
+ */
+export async function redeliver(
+  ctx: AppContext,
+  webhookId: number,
+  deliveryId: number,
+): Promise<{ deliveryId: number }> {
+  const newId = await ctx.database.transaction(async (tx) => {
+    const original = await findDelivery(tx.db, webhookId, deliveryId);
+    if (!original) {
+      if (!(await findWebhook(tx.db, webhookId)))
+        throw new AppError("not_found", `no webhook ${webhookId}`);
+      throw new AppError("not_found", `webhook ${webhookId} has no delivery ${deliveryId}`);
+    }
+    return tx.enqueue({
+      webhookId,
+      event: original.event as DeliverableEvent,
+      body: original.body,
+      roomId: original.room_id,
+      messageId: original.message_id,
+      ...(original.event_id === null ? {} : { eventId: original.event_id }),
+    });
+  });
+  return { deliveryId: newId };
+}
+
+export interface DeliverySearchQuery {
+  webhookId?: number | undefined;
+  status?: DeliveryStatus | undefined;
+  event?: DeliverableEvent | undefined;
+  eventId?: string | undefined;
+  roomId?: number | undefined;
+  messageId?: number | undefined;
+  since?: string | undefined;
+  until?: string | undefined;
+  /** The last id of the previous page: this page holds older (smaller) ids. */
+  beforeId?: number | undefined;
+  limit: number;
+}
+
+function timeRange(since: string | undefined, until: string | undefined) {
+  const from = since === undefined ? undefined : Date.parse(since);
+  const to = until === undefined ? undefined : Date.parse(until);
+  if (from !== undefined && to !== undefined && from >= to)
+    throw new AppError("invalid_time_range", "since must be before until", { field: "since" });
+  return { since: from, until: to };
+}
+
+/** The delivery log across every endpoint, newest first (GET /api/admin/deliveries). */
+export async function searchAllDeliveries(
+  ctx: AppContext,
+  query: DeliverySearchQuery,
+): Promise<KeysetSlice<DeliverySearchItem>> {
+  const rows = await searchDeliveries(ctx.db, {
+    webhookId: query.webhookId,
+    status: query.status,
+    event: query.event,
+    eventId: query.eventId,
+    roomId: query.roomId,
+    messageId: query.messageId,
+    ...timeRange(query.since, query.until),
+    beforeId: query.beforeId,
+    limit: query.limit,
+  });
+  return keysetSlice(rows, query.limit, (row) => ({
+    ...toDeliverySummary(row),
+    webhookName: row.webhook_name,
+  }));
+}
+
+export interface RecoverInput {
+  since: string;
+  until?: string | undefined;
+  statuses?: Array<"FAILED" | "EXHAUSTED"> | undefined;
+}
+
+/**
+ * Redelivers, in one transaction, every delivery of the endpoint in a state of `statuses`
+ * (default EXHAUSTED) created in [since, until): same body, same event id, at most 10,000 per
+ * call (call again with a later `since` for more). The dispatchers are woken after the commit.
+ */
+export async function recover(
+  ctx: AppContext,
+  webhookId: number,
+  input: RecoverInput,
+): Promise<{ queued: number }> {
+  const range = timeRange(input.since, input.until);
+  const statuses: DeliveryStatus[] = [...new Set(input.statuses ?? ["EXHAUSTED" as const])];
+  const queued = await ctx.database.transaction(async (tx) => {
+    if (!(await findWebhook(tx.db, webhookId)))
+      throw new AppError("not_found", `no webhook ${webhookId}`);
+    const n = await recoverDeliveries(
+      tx.db,
+      webhookId,
+      { statuses, since: range.since!, until: range.until },
+      ctx.now(),
+    );
+    if (n > 0) tx.deliveriesDue();
+    return n;
+  });
+  return { queued };
+}

@@ -1,0 +1,260 @@
+import { randomBytes } from "node:crypto";
+import type { Kysely, Updateable } from "kysely";
+import type { AppContext } from "../../../app-context.js";
+import type { Principal } from "../../../auth/principal.js";
+import { openSecret, sealSecret } from "../../../config/secret-box.js";
+import type { Database, SignatureScheme, WebhooksTable } from "../../../db/schema.js";
+import { AppError } from "../../../errors/app-error.js";
+import { buildEnvelope } from "../../../events/build-envelope.js";
+import { eventData, WEBHOOK_TEST } from "../../../events/event-catalogue.js";
+import { keysetSlice, type KeysetSlice } from "../../../db/keyset-slice.js";
+import { readSnapshot } from "../../../db/read-snapshot.js";
+import { eventPrefixesOf, roomFilterOf } from "../../../events/event-subscriptions.js";
+import {
+  attemptStatsSince,
+  deleteWebhook,
+  findSealedSecret,
+  findWebhook,
+  insertWebhook,
+  listWebhooks,
+  updateWebhook,
+} from "./endpoints-repository.js";
+import {
+  SECRET_MAX_CHARS,
+  SECRET_MIN_CHARS,
+  validateEndpointInput,
+  type EndpointInput,
+} from "./validate-endpoint-input.js";
+import { toWebhookView, type WebhookRow, type WebhookView } from "./webhook-views.js";
+
+export interface CreateEndpointInput {
+  name: string;
+  url: string;
+  secret: string;
+  events: string[];
+  enabled?: boolean | undefined;
+  signatureScheme?: SignatureScheme | undefined;
+  roomIds?: number[] | null | undefined;
+  headers?: Record<string, string> | null | undefined;
+  maxDeliveriesPerSecond?: number | null | undefined;
+}
+
+const DAY_MS = 86_400_000;
+
+/** The views of `rows`, each with its masked headers and its health over the last 24 hours. */
+async function viewsOf(
+  ctx: AppContext,
+  db: Kysely<Database>,
+  rows: WebhookRow[],
+): Promise<WebhookView[]> {
+  const stats = await attemptStatsSince(
+    db,
+    rows.map((row) => row.id),
+    ctx.now() - DAY_MS,
+  );
+  return rows.map((row) =>
+    toWebhookView(row, {
+      headers:
+        row.headers_ciphertext === null
+          ? null
+          : (JSON.parse(openSecret(ctx.keys.secretKey, row.headers_ciphertext)) as Record<
+              string,
+              string
+            >),
+      stats: stats.get(row.id),
+    }),
+  );
+}
+
+async function viewOf(ctx: AppContext, db: Kysely<Database>, row: WebhookRow) {
+  return (await viewsOf(ctx, db, [row]))[0]!;
+}
+
+function sealedHeaders(ctx: AppContext, headers: Record<string, string> | null): string | null {
+  return headers === null || Object.keys(headers).length === 0
+    ? null
+    : sealSecret(ctx.keys.secretKey, JSON.stringify(headers));
+}
+
+export const TEST_EVENT_MESSAGE = "Test delivery from Parley";
+
+function urlPolicy(ctx: AppContext) {
+  return {
+    allowHttp: ctx.config.webhookAllowHttp,
+    allowPrivateNetworks: ctx.config.webhookAllowPrivateNetworks,
+  };
+}
+
+export async function createEndpoint(
+  ctx: AppContext,
+  input: CreateEndpointInput,
+): Promise<WebhookView> {
+  const valid = validateEndpointInput(input, urlPolicy(ctx));
+  const now = ctx.now();
+  const row = await insertWebhook(ctx.db, {
+    name: valid.name!,
+    url: valid.url!,
+    secret_ciphertext: sealSecret(ctx.keys.secretKey, valid.secret!),
+    events: JSON.stringify(valid.events!),
+    enabled: valid.enabled === false ? 0 : 1,
+    created_at: now,
+    updated_at: now,
+    signature_scheme: valid.signatureScheme ?? "parley",
+    event_prefixes: eventPrefixesOf(valid.events!),
+    room_filter: roomFilterOf(valid.roomIds ?? null),
+    headers_ciphertext: sealedHeaders(ctx, valid.headers ?? null),
+    max_per_second: valid.maxDeliveriesPerSecond ?? null,
+    disabled_reason: valid.enabled === false ? "manual" : null,
+    disabled_at: valid.enabled === false ? now : null,
+  });
+  return viewOf(ctx, ctx.db, row);
+}
+
+export async function listEndpoints(
+  ctx: AppContext,
+  page: { afterId?: number | undefined; limit: number },
+): Promise<KeysetSlice<WebhookView>> {
+  return readSnapshot(ctx.db, async (db) => {
+    const rows = await listWebhooks(db, { afterId: page.afterId, limit: page.limit });
+    const slice = keysetSlice(rows, page.limit, (row) => row);
+    return { items: await viewsOf(ctx, db, slice.items), hasMore: slice.hasMore };
+  });
+}
+
+export async function getEndpoint(ctx: AppContext, id: number): Promise<WebhookView> {
+  // The row and its attempt counts from one snapshot: a recording that commits between the two
+  // reads would otherwise show attempts whose outcome the health columns do not have yet.
+  return readSnapshot(ctx.db, async (db) => {
+    const row = await findWebhook(db, id);
+    if (!row) throw new AppError("not_found", `no webhook ${id}`);
+    return viewOf(ctx, db, row);
+  });
+}
+
+/**
+ * Changes the given fields only; an empty change leaves the endpoint (and `updatedAt`) as it was.
+ * Disabling does not touch deliveries already queued: they stay PENDING or FAILED and the
+ * dispatcher holds them back until the endpoint is enabled again (docs/webhooks.md, "Managing
+ * endpoints (admin API)"). WEBHOOK_TEST deliveries are the exception: they are sent regardless.
+ */
+export async function updateEndpoint(
+  ctx: AppContext,
+  id: number,
+  input: EndpointInput,
+): Promise<WebhookView> {
+  const valid = validateEndpointInput(input, urlPolicy(ctx));
+  const changes: Updateable<WebhooksTable> = {};
+  if (valid.name !== undefined) changes.name = valid.name;
+  if (valid.url !== undefined) changes.url = valid.url;
+  const now = ctx.now();
+  if (valid.secret !== undefined) {
+    // A replaced secret ends any rotation overlap: use rotate-secret to keep the old one a while.
+    changes.secret_ciphertext = sealSecret(ctx.keys.secretKey, valid.secret);
+    changes.previous_secret_ciphertext = null;
+    changes.previous_secret_expires_at = null;
+  }
+  if (valid.events !== undefined) {
+    changes.events = JSON.stringify(valid.events);
+    changes.event_prefixes = eventPrefixesOf(valid.events);
+  }
+  if (valid.enabled !== undefined) {
+    changes.enabled = valid.enabled ? 1 : 0;
+    changes.disabled_reason = valid.enabled ? null : "manual";
+    changes.disabled_at = valid.enabled ? null : now;
+    // Enabled again: its run of failures starts over, or the rule would disable it at once.
+    if (valid.enabled) {
+      changes.consecutive_failures = 0;
+      changes.failing_since = null;
+    }
+  }
+  if (valid.signatureScheme !== undefined) changes.signature_scheme = valid.signatureScheme;
+  if (valid.roomIds !== undefined) changes.room_filter = roomFilterOf(valid.roomIds);
+  if (valid.headers !== undefined) changes.headers_ciphertext = sealedHeaders(ctx, valid.headers);
+  if (valid.maxDeliveriesPerSecond !== undefined)
+    changes.max_per_second = valid.maxDeliveriesPerSecond;
+  if (Object.keys(changes).length === 0) return getEndpoint(ctx, id);
+
+  const row = await ctx.database.transaction(async (tx) => {
+    const updated = await updateWebhook(tx.db, id, { ...changes, updated_at: now });
+    if (!updated) throw new AppError("not_found", `no webhook ${id}`);
+    // Deliveries held back while the endpoint was disabled are due now: wake the dispatchers (this
+    // process's, and other processes' through NOTIFY) rather than leave them to the next sweep.
+    if (valid.enabled === true) tx.deliveriesDue();
+    return updated;
+  });
+  return viewOf(ctx, ctx.db, row);
+}
+
+export const DEFAULT_OVERLAP_SECONDS = 86_400;
+
+/** `whsec_` + base64 of 32 random bytes: Standard Webhooks' secret format. */
+export function generateSecret(): string {
+  return `whsec_${randomBytes(32).toString("base64")}`;
+}
+
+/**
+ * Replaces the secret, keeping the old one for `overlapSeconds` (0 drops it at once): meanwhile a
+ * Standard Webhooks signature header carries a signature under each, and the parley header signs
+ * with the new one. A rotation during an overlap ends the older overlap: only the secret being
+ * replaced is kept. The new secret is shown only in this answer.
+ */
+export async function rotateSecret(
+  ctx: AppContext,
+  id: number,
+  input: { secret?: string | undefined; overlapSeconds?: number | undefined },
+): Promise<{ secret: string; previousSecretExpiresAt: string | null }> {
+  const secret = input.secret ?? generateSecret();
+  const length = [...secret].length;
+  if (length < SECRET_MIN_CHARS || length > SECRET_MAX_CHARS) {
+    throw new AppError(
+      "invalid_secret",
+      `secret must be ${SECRET_MIN_CHARS} to ${SECRET_MAX_CHARS} characters (got ${length})`,
+      { field: "body.secret" },
+    );
+  }
+  const overlapMs = (input.overlapSeconds ?? DEFAULT_OVERLAP_SECONDS) * 1000;
+  const now = ctx.now();
+  const expiresAt = overlapMs > 0 ? now + overlapMs : null;
+  await ctx.database.transaction(async (tx) => {
+    const old = await findSealedSecret(tx.db, id);
+    if (old === undefined) throw new AppError("not_found", `no webhook ${id}`);
+    await updateWebhook(tx.db, id, {
+      secret_ciphertext: sealSecret(ctx.keys.secretKey, secret),
+      previous_secret_ciphertext: expiresAt === null ? null : old,
+      previous_secret_expires_at: expiresAt,
+      updated_at: now,
+    });
+  });
+  return {
+    secret,
+    previousSecretExpiresAt: expiresAt === null ? null : new Date(expiresAt).toISOString(),
+  };
+}
+
+/** Deletes the endpoint with its whole delivery log; queued deliveries are dropped. */
+export async function deleteEndpoint(ctx: AppContext, id: number): Promise<void> {
+  if (!(await deleteWebhook(ctx.db, id))) throw new AppError("not_found", `no webhook ${id}`);
+}
+
+/**
+ * Queues one WEBHOOK_TEST delivery to this endpoint only. It is queued even when the endpoint is
+ * disabled, and the dispatcher sends it anyway: checking a receiver before turning it on is the
+ * point of the test event.
+ */
+export async function sendTestEvent(
+  ctx: AppContext,
+  actor: Principal,
+  id: number,
+): Promise<{ deliveryId: number; status: "PENDING" }> {
+  const deliveryId = await ctx.database.transaction(async (tx) => {
+    if (!(await findWebhook(tx.db, id))) throw new AppError("not_found", `no webhook ${id}`);
+    const data = eventData.webhookTest({
+      message: TEST_EVENT_MESSAGE,
+      requestedBy: actor.username,
+    });
+    const now = ctx.now();
+    const body = buildEnvelope(WEBHOOK_TEST, now, id, data);
+    return tx.enqueue({ webhookId: id, event: WEBHOOK_TEST, body, enqueuedAt: now });
+  });
+  return { deliveryId, status: "PENDING" };
+}

@@ -1,0 +1,212 @@
+import { AppError } from "../../../errors/app-error.js";
+import type { SignatureScheme } from "../../../db/schema.js";
+import { isEventName, WEBHOOK_TEST } from "../../../events/event-catalogue.js";
+import { eventsMatching, isEventPattern } from "../../../events/event-subscriptions.js";
+import { checkWebhookUrl, type UrlPolicy } from "../transport/ssrf-guard.js";
+
+/** Fields of an endpoint as an admin sends them (create: all but `enabled`; update: any). */
+export interface EndpointInput {
+  name?: string | undefined;
+  url?: string | undefined;
+  secret?: string | undefined;
+  events?: string[] | undefined;
+  enabled?: boolean | undefined;
+  signatureScheme?: SignatureScheme | undefined;
+  roomIds?: number[] | null | undefined;
+  headers?: Record<string, string> | null | undefined;
+  maxDeliveriesPerSecond?: number | null | undefined;
+}
+
+/** The same fields once checked: only those given are present. */
+export interface ValidEndpointInput {
+  name?: string;
+  url?: string;
+  secret?: string;
+  /** Event names and wildcard patterns ("*", "MESSAGE_*"). */
+  events?: string[];
+  enabled?: boolean;
+  signatureScheme?: SignatureScheme;
+  roomIds?: number[] | null;
+  /** Names lower-cased; null or {} clears them. */
+  headers?: Record<string, string> | null;
+  maxDeliveriesPerSecond?: number | null;
+}
+
+export const MAX_HEADERS = 10;
+export const HEADER_VALUE_MAX_BYTES = 1024;
+/** Headers Parley sets itself, or that would change how the request is framed. */
+const RESERVED_HEADERS = new Set([
+  "host",
+  "content-length",
+  "content-type",
+  "user-agent",
+  "connection",
+  "transfer-encoding",
+]);
+const RESERVED_PREFIXES = ["x-webhook-", "webhook-"];
+/** RFC 9110 token characters. */
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** Visible ASCII, space and tab: no control characters, so no header injection. */
+const PRINTABLE = /^[\t\x20-\x7e]*$/;
+
+export const NAME_MAX_CHARS = 200;
+export const SECRET_MIN_CHARS = 16;
+export const SECRET_MAX_CHARS = 1024;
+/** Longer URLs are refused by many proxies and servers; a receiver URL never needs more. */
+export const URL_MAX_CHARS = 2048;
+
+/** Characters as a person counts them (code points), not UTF-16 units. */
+function charCount(text: string): number {
+  return [...text].length;
+}
+
+/**
+ * Checks the given fields, each failure with its own code (DESIGN section 6), and returns them
+ * normalized. Only given fields are checked, so the same function serves create and update.
+ * Messages never echo the secret.
+ */
+export function validateEndpointInput(input: EndpointInput, policy: UrlPolicy): ValidEndpointInput {
+  const valid: ValidEndpointInput = {};
+
+  if (input.name !== undefined) {
+    const name = input.name.trim();
+    if (name === "" || charCount(name) > NAME_MAX_CHARS) {
+      throw new AppError(
+        "invalid_name",
+        `name must be 1 to ${NAME_MAX_CHARS} characters, not blank`,
+        {
+          field: "body.name",
+        },
+      );
+    }
+    valid.name = name;
+  }
+
+  if (input.url !== undefined) {
+    const raw = input.url.trim();
+    if (raw.length > URL_MAX_CHARS) {
+      throw new AppError("invalid_url", `url must be at most ${URL_MAX_CHARS} characters`, {
+        field: "body.url",
+      });
+    }
+    const check = checkWebhookUrl(raw, policy);
+    if (!check.ok) throw new AppError(check.code, check.message, { field: "body.url" });
+    // Stored as written (not re-serialized), so the admin sees back what they entered.
+    valid.url = raw;
+  }
+
+  if (input.secret !== undefined) {
+    const length = charCount(input.secret);
+    if (length < SECRET_MIN_CHARS || length > SECRET_MAX_CHARS) {
+      throw new AppError(
+        "invalid_secret",
+        `secret must be ${SECRET_MIN_CHARS} to ${SECRET_MAX_CHARS} characters (got ${length})`,
+        { field: "body.secret" },
+      );
+    }
+    valid.secret = input.secret;
+  }
+
+  if (input.events !== undefined) valid.events = validateEvents(input.events);
+
+  if (input.enabled !== undefined) valid.enabled = input.enabled;
+  if (input.signatureScheme !== undefined) valid.signatureScheme = input.signatureScheme;
+  if (input.roomIds !== undefined) valid.roomIds = validateRoomIds(input.roomIds);
+  if (input.headers !== undefined) valid.headers = validateHeaders(input.headers);
+  if (input.maxDeliveriesPerSecond !== undefined)
+    valid.maxDeliveriesPerSecond = input.maxDeliveriesPerSecond;
+  return valid;
+}
+
+function validateRoomIds(roomIds: number[] | null): number[] | null {
+  if (roomIds === null) return null;
+  if (roomIds.length === 0) {
+    throw new AppError("invalid_room_ids", "roomIds must be null or a non-empty list of room ids", {
+      field: "body.roomIds",
+    });
+  }
+  const unique = [...new Set(roomIds)];
+  if (unique.length !== roomIds.length) {
+    throw new AppError("invalid_room_ids", "roomIds lists a room twice", { field: "body.roomIds" });
+  }
+  return unique;
+}
+
+function validateHeaders(headers: Record<string, string> | null): Record<string, string> | null {
+  if (headers === null) return null;
+  const entries = Object.entries(headers);
+  if (entries.length > MAX_HEADERS) {
+    throw new AppError("invalid_header", `at most ${MAX_HEADERS} headers`, {
+      field: "body.headers",
+    });
+  }
+  const out: Record<string, string> = {};
+  for (const [rawName, value] of entries) {
+    const shown = rawName.length <= 64 ? `"${rawName}"` : "a header name";
+    if (!TOKEN.test(rawName)) {
+      throw new AppError("invalid_header", `${shown} is not a valid header name`, {
+        field: "body.headers",
+      });
+    }
+    const name = rawName.toLowerCase();
+    if (RESERVED_HEADERS.has(name) || RESERVED_PREFIXES.some((p) => name.startsWith(p))) {
+      throw new AppError("header_reserved", `${shown} is set by Parley and cannot be overridden`, {
+        field: "body.headers",
+        header: rawName,
+      });
+    }
+    if (Object.hasOwn(out, name)) {
+      throw new AppError("invalid_header", `${shown} is given twice`, { field: "body.headers" });
+    }
+    // Values are secrets (API keys, basic auth): never echoed.
+    if (!PRINTABLE.test(value) || Buffer.byteLength(value, "utf8") > HEADER_VALUE_MAX_BYTES) {
+      throw new AppError(
+        "invalid_header",
+        `the value of ${shown} must be printable ASCII of at most ${HEADER_VALUE_MAX_BYTES} bytes`,
+        { field: "body.headers", header: rawName },
+      );
+    }
+    out[name] = value;
+  }
+  return out;
+}
+
+function validateEvents(events: string[]): string[] {
+  if (events.length === 0) {
+    throw new AppError("invalid_events", "events must list at least one event name", {
+      field: "body.events",
+    });
+  }
+  const seen = new Set<string>();
+  for (const event of events) {
+    if (event === WEBHOOK_TEST) {
+      throw new AppError(
+        "invalid_events",
+        `${WEBHOOK_TEST} cannot be subscribed to; POST /api/admin/webhooks/{id}/test sends it`,
+        { field: "body.events", event },
+      );
+    }
+    if (isEventPattern(event)) {
+      if (eventsMatching(event).length === 0) {
+        const shown = event.length <= 64 ? `"${event}"` : "an entry";
+        throw new AppError("invalid_events", `${shown} matches no event`, {
+          field: "body.events",
+        });
+      }
+    } else if (!isEventName(event)) {
+      // A long unknown name is not echoed in full: the problem body stays small.
+      const shown = event.length <= 64 ? `"${event}"` : "an entry";
+      throw new AppError("invalid_events", `${shown} is not a known event name`, {
+        field: "body.events",
+      });
+    }
+    if (seen.has(event)) {
+      throw new AppError("invalid_events", `"${event}" is listed twice`, {
+        field: "body.events",
+        event,
+      });
+    }
+    seen.add(event);
+  }
+  return events;
+}

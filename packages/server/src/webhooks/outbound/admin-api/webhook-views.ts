@@ -1,0 +1,157 @@
+import type { WebhookEvent } from "@parley/client";
+import type {
+  DeliveryAttempt,
+  EventSubscription,
+  DeliveryDetail,
+  DeliverySearchItem,
+  DeliverySummary,
+  EndpointHealth,
+  Webhook,
+} from "@parley/client/wire";
+import type { Selectable } from "kysely";
+import type {
+  WebhookAttemptsTable,
+  WebhookDeliveriesTable,
+  WebhooksTable,
+} from "../../../db/schema.js";
+import { isoTime, type DeliverableEvent } from "../../../events/event-catalogue.js";
+import { roomIdsOf } from "../../../events/event-subscriptions.js";
+import { maskHeaderValue } from "../mask-header-value.js";
+
+function parseHeaders(json: string | null): Record<string, string> | null {
+  return json === null ? null : (JSON.parse(json) as Record<string, string>);
+}
+
+/**
+ * The public shapes of endpoints and their delivery log: the wire's types (@parley/client/wire),
+ * so a view that drifts from the schemas the routes answer with does not compile.
+ */
+export type { DeliveryDetail, DeliverySearchItem, DeliverySummary, EndpointHealth };
+
+/** An endpoint, built from a row without its secret, which is never shown. */
+export type WebhookView = Webhook;
+export type AttemptView = DeliveryAttempt;
+
+/** Attempts of the last 24 hours of one endpoint: how many succeeded, and latency -> count. */
+export interface AttemptStats {
+  attempts: number;
+  successes: number;
+  /** [duration ms, attempts that took it], ascending. */
+  latencies: Array<[number, number]>;
+}
+
+export type WebhookRow = Pick<
+  Selectable<WebhooksTable>,
+  | "id"
+  | "name"
+  | "url"
+  | "events"
+  | "enabled"
+  | "created_at"
+  | "updated_at"
+  | "signature_scheme"
+  | "room_filter"
+  | "headers_ciphertext"
+  | "max_per_second"
+  | "disabled_reason"
+  | "disabled_at"
+  | "consecutive_failures"
+  | "last_success_at"
+  | "last_failure_at"
+  | "last_error"
+>;
+export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
+export type DeliverySummaryRow = Omit<
+  DeliveryRow,
+  "body" | "locked_until" | "locked_by" | "room_id" | "message_id"
+>;
+export type AttemptRow = Selectable<WebhookAttemptsTable>;
+
+const NO_ATTEMPTS: AttemptStats = { attempts: 0, successes: 0, latencies: [] };
+
+export function toWebhookView(
+  row: WebhookRow,
+  extras: { headers: Record<string, string> | null; stats?: AttemptStats | undefined },
+): WebhookView {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(extras.headers ?? {}))
+    headers[name] = maskHeaderValue(value);
+  return {
+    id: row.id,
+    name: row.name,
+    url: row.url,
+    events: JSON.parse(row.events) as EventSubscription[],
+    enabled: row.enabled === 1,
+    createdAt: isoTime(row.created_at),
+    updatedAt: isoTime(row.updated_at),
+    signatureScheme: row.signature_scheme,
+    roomIds: roomIdsOf(row.room_filter),
+    headers,
+    maxDeliveriesPerSecond: row.max_per_second,
+    disabledReason: row.enabled === 1 ? null : (row.disabled_reason ?? "manual"),
+    disabledAt: row.enabled === 1 || row.disabled_at === null ? null : isoTime(row.disabled_at),
+    health: toHealth(row, extras.stats ?? NO_ATTEMPTS),
+  };
+}
+
+function toHealth(row: WebhookRow, stats: AttemptStats): EndpointHealth {
+  return {
+    attempts24h: stats.attempts,
+    successRate24h: stats.attempts === 0 ? null : stats.successes / stats.attempts,
+    p50LatencyMs24h: percentile(stats, 0.5),
+    p95LatencyMs24h: percentile(stats, 0.95),
+    lastSuccessAt: row.last_success_at === null ? null : isoTime(row.last_success_at),
+    lastFailureAt: row.last_failure_at === null ? null : isoTime(row.last_failure_at),
+    lastError: row.last_error,
+    consecutiveFailures: row.consecutive_failures,
+  };
+}
+
+/** Nearest-rank percentile over the latency histogram. */
+function percentile(stats: AttemptStats, p: number): number | null {
+  if (stats.attempts === 0) return null;
+  const rank = Math.max(1, Math.ceil(p * stats.attempts));
+  let seen = 0;
+  for (const [latency, count] of stats.latencies) {
+    seen += count;
+    if (seen >= rank) return latency;
+  }
+  return stats.latencies.at(-1)?.[0] ?? null;
+}
+
+export function toDeliverySummary(row: DeliverySummaryRow): DeliverySummary {
+  return {
+    id: row.id,
+    webhookId: row.webhook_id,
+    event: row.event as DeliverableEvent,
+    status: row.status,
+    attempts: row.attempts,
+    createdAt: isoTime(row.created_at),
+    updatedAt: isoTime(row.updated_at),
+    nextAttemptAt: row.next_attempt_at === null ? null : isoTime(row.next_attempt_at),
+    lastResponseStatus: row.last_response_status,
+    // Rows inserted without one (by hand) read as their own id, as migration 007 numbered them.
+    eventId: row.event_id ?? `evt_${String(row.id).padStart(26, "0")}`,
+  };
+}
+
+export function toAttemptView(row: AttemptRow): AttemptView {
+  return {
+    attempt: row.attempt,
+    startedAt: isoTime(row.started_at),
+    durationMs: row.duration_ms,
+    responseStatus: row.response_status,
+    responseBody: row.response_body,
+    error: row.error,
+    requestHeaders: parseHeaders(row.request_headers),
+    responseHeaders: parseHeaders(row.response_headers),
+  };
+}
+
+export function toDeliveryDetail(row: DeliveryRow, attempts: AttemptRow[]): DeliveryDetail {
+  return {
+    ...toDeliverySummary(row),
+    payload: JSON.parse(row.body) as WebhookEvent,
+    attemptHistory: attempts.map(toAttemptView),
+  };
+}

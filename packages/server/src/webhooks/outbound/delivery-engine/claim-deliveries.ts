@@ -1,0 +1,297 @@
+import { sql, type Kysely } from "kysely";
+import { dialectOf } from "../../../db/dialect.js";
+import type { Database, DeliveryStatus, SignatureScheme } from "../../../db/schema.js";
+
+/** A delivery this worker now holds under a lease, with what is needed to send it. */
+export interface ClaimedDelivery {
+  id: number;
+  webhook_id: number;
+  event: string;
+  /** The frozen envelope bytes (UTF-8 JSON). */
+  body: string;
+  status: DeliveryStatus;
+  /** Attempts made before this one. */
+  attempts: number;
+  url: string;
+  secret_ciphertext: string;
+  /** Null only on rows inserted by hand (tests). */
+  event_id: string | null;
+  signature_scheme: SignatureScheme;
+  headers_ciphertext: string | null;
+  /** The old secret while a rotation overlap lasts; null once it has expired. */
+  previous_secret_ciphertext: string | null;
+  /**
+   * For an endpoint with a rate cap: the start of the send slot this claim reserved for the row
+   * (within RATE_HORIZON_MS of now); send it then, not before. Null without a cap.
+   */
+  send_at: number | null;
+}
+
+/**
+ * How far ahead a claim reserves send slots of a rate-capped endpoint. Short, so a capped
+ * endpoint holds few rows (and send slots) at a time; always far shorter than a lease.
+ */
+export const RATE_HORIZON_MS = 1_000;
+
+export interface ClaimOptions {
+  /** Most rows to take. */
+  limit: number;
+  /** How long the rows stay ours; must outlast one attempt plus its recording. */
+  leaseMs: number;
+  /** Written to `locked_by`; recording checks it. */
+  workerId: string;
+  now: number;
+  /** Cap on deliveries in flight to one endpoint in this worker. */
+  perEndpointLimit: number;
+  /** Deliveries this worker already has in flight, by endpoint id. */
+  inFlightByEndpoint?: ReadonlyMap<number, number>;
+}
+
+/**
+ * Takes up to `limit` due deliveries and leases them to `workerId`.
+ *
+ * Due: PENDING or FAILED, `next_attempt_at <= now`, and no live lease (`locked_until` null or past,
+ * so a crashed worker's rows come back once its lease runs out). Deliveries of a disabled endpoint
+ * stay queued and are skipped until it is enabled again; the test event is the exception (spec: it
+ * is sent even when the endpoint is disabled).
+ *
+ * Per-endpoint cap: each endpoint gets no more than its free room (`perEndpointLimit` minus what
+ * this worker has in flight to it); the oldest due rows win across endpoints.
+ *
+ * Shape: the statement walks the enabled endpoints that have room and, for each, seeks its oldest
+ * due rows through the (webhook_id, next_attempt_at) index, then keeps the oldest `limit` of
+ * those. Test deliveries to disabled endpoints come from a small partial index of their own. So
+ * neither a slow endpoint at its cap nor a disabled one with a long backlog costs the claim
+ * anything. (Measured: the first version scanned all due rows in time order and skipped the
+ * capped endpoint's; with 5,000 queued for one endpoint each claim took 0.5 ms and delivery ran
+ * at a third of this shape's rate.)
+ *
+ * Why one statement: the claim must be atomic across processes. On PostgreSQL, `FOR UPDATE SKIP
+ * LOCKED` lets concurrent workers each lock a disjoint set without waiting on one another, and
+ * the lease columns are written in the same statement; each endpoint's seek locks no more rows
+ * than this claim can take (its room, at most `limit`), so a concurrent worker does not find rows
+ * locked that nobody takes. SQLite has one writer at a time: a single `UPDATE ... RETURNING` opens
+ * its write transaction before it reads, so it is atomic by itself, and a second process waits on
+ * `busy_timeout` rather than claiming the same rows. SQLite does not allow a LIMIT that depends on
+ * the outer row, so there each endpoint's seek takes up to the cap and a window function trims
+ * it to the endpoint's room.
+ *
+ * Rate caps (`max_per_second`, shared by every process): each capped endpoint keeps
+ * `rate_next_at`, the start of its next free send slot; slots are 1000 / cap ms apart. A claim
+ * takes no more of its rows than there are slots before now + RATE_HORIZON_MS, writes each row's
+ * slot into its `next_attempt_at` (answered as `send_at`; the dispatcher waits for it), and moves
+ * `rate_next_at` past the slots it took. Deliveries over the cap stay due and wait: they are
+ * never failed. On PostgreSQL the capped endpoints with due rows are locked (`FOR NO KEY UPDATE`: it
+ * does not block the foreign-key checks of deliveries being queued meanwhile; in id
+ * order) for the claim, so two processes never hand out the same slots, and the slots advance in
+ * the same statement; on SQLite the claim and the advance share one transaction. A crash between
+ * reserving a slot and sending costs only that slot: the row's lease expires and it is claimed
+ * again into a later one.
+ */
+export async function claimDeliveries(
+  db: Kysely<Database>,
+  options: ClaimOptions,
+): Promise<ClaimedDelivery[]> {
+  const { limit, workerId, now, perEndpointLimit } = options;
+  if (limit <= 0) return [];
+  const until = now + options.leaseMs;
+  const horizon = now + RATE_HORIZON_MS;
+  const seek = Math.min(perEndpointLimit, limit);
+  // {"<endpoint id>": in-flight count}; read in SQL with a JSON accessor, so the statement text
+  // stays the same whatever the number of busy endpoints (one prepared plan).
+  const busy = JSON.stringify(Object.fromEntries(options.inFlightByEndpoint ?? []));
+
+  if (dialectOf(db) === "postgres") {
+    const result = await sql<ClaimedDelivery>`
+      WITH capped AS (
+        SELECT w.id, w.max_per_second AS rate,
+          greatest(coalesce(w.rate_next_at, 0), ${now}::bigint) AS base
+        FROM webhooks w
+        WHERE w.enabled = 1 AND w.max_per_second IS NOT NULL
+          AND EXISTS (
+            SELECT 1 FROM webhook_deliveries x
+            WHERE x.webhook_id = w.id AND x.status IN ('PENDING', 'FAILED')
+              AND x.next_attempt_at <= ${now}
+          )
+        ORDER BY w.id
+        FOR NO KEY UPDATE OF w
+      ),
+      endpoints AS (
+        SELECT id, room, base, rate FROM (
+          SELECT w.id, c.base, c.rate,
+            least(
+              ${perEndpointLimit} - coalesce((${busy}::jsonb ->> w.id::text)::int, 0),
+              CASE WHEN c.id IS NULL THEN ${perEndpointLimit}
+                WHEN c.base > ${horizon}::bigint THEN 0
+                ELSE ((${horizon}::bigint - c.base) * c.rate) / 1000 + 1 END
+            ) AS room
+          FROM webhooks w
+          LEFT JOIN capped c ON c.id = w.id
+          WHERE w.enabled = 1 AND (w.max_per_second IS NULL OR c.id IS NOT NULL)
+        ) e
+        WHERE room > 0
+      ),
+      seeked AS (
+        SELECT c.id, c.webhook_id, c.next_attempt_at, e.room, e.base, e.rate
+        FROM endpoints e
+        CROSS JOIN LATERAL (
+          SELECT d.id, d.webhook_id, d.next_attempt_at
+          FROM webhook_deliveries d
+          WHERE d.webhook_id = e.id
+            AND d.status IN ('PENDING', 'FAILED')
+            AND d.next_attempt_at <= ${now}
+            AND (d.locked_until IS NULL OR d.locked_until < ${now})
+          ORDER BY d.next_attempt_at
+          LIMIT least(e.room, ${limit})
+          FOR UPDATE SKIP LOCKED
+        ) c
+      ),
+      -- Test deliveries go out even to a disabled endpoint (FOR UPDATE is not allowed inside a
+      -- UNION, hence two CTEs); a disabled endpoint has no pace to keep.
+      tests AS (
+        SELECT d.id, d.webhook_id, d.next_attempt_at,
+          ${perEndpointLimit} - coalesce((${busy}::jsonb ->> d.webhook_id::text)::int, 0) AS room,
+          CAST(NULL AS bigint) AS base, CAST(NULL AS integer) AS rate
+        FROM webhook_deliveries d
+        WHERE d.event = 'WEBHOOK_TEST'
+          AND d.status IN ('PENDING', 'FAILED')
+          AND d.next_attempt_at <= ${now}
+          AND (d.locked_until IS NULL OR d.locked_until < ${now})
+          AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.enabled = 0)
+        ORDER BY d.next_attempt_at
+        LIMIT ${limit}
+        FOR UPDATE SKIP LOCKED
+      ),
+      candidates AS (
+        SELECT * FROM seeked UNION ALL SELECT * FROM tests
+      ),
+      chosen AS (
+        SELECT id, webhook_id, base, rate, rank FROM (
+          SELECT c.id, c.webhook_id, c.next_attempt_at, c.room, c.base, c.rate,
+            row_number() OVER (PARTITION BY c.webhook_id ORDER BY c.next_attempt_at, c.id) AS rank
+          FROM candidates c
+        ) ranked
+        WHERE rank <= room
+        ORDER BY next_attempt_at, id
+        LIMIT ${limit}
+      ),
+      paced AS (
+        UPDATE webhooks w
+        SET rate_next_at = p.base + (p.taken * 1000) / p.rate
+        FROM (
+          SELECT webhook_id, count(*) AS taken, min(base) AS base, min(rate) AS rate
+          FROM chosen WHERE rate IS NOT NULL GROUP BY webhook_id
+        ) p
+        WHERE w.id = p.webhook_id
+        RETURNING w.id
+      )
+      UPDATE webhook_deliveries d
+      SET locked_until = ${until}, locked_by = ${workerId},
+        next_attempt_at = CASE WHEN chosen.rate IS NULL THEN d.next_attempt_at
+          ELSE chosen.base + ((chosen.rank - 1) * 1000) / chosen.rate END
+      FROM chosen, webhooks w
+      WHERE d.id = chosen.id AND w.id = d.webhook_id
+      RETURNING d.id, d.webhook_id, d.event, d.body, d.status, d.attempts, d.event_id, w.url,
+        w.secret_ciphertext, w.signature_scheme, w.headers_ciphertext,
+        CASE WHEN w.previous_secret_expires_at > ${now} THEN w.previous_secret_ciphertext END
+          AS previous_secret_ciphertext,
+        CASE WHEN chosen.rate IS NULL THEN NULL ELSE d.next_attempt_at END AS send_at
+    `.execute(db);
+    return result.rows.map(numericSendAt);
+  }
+
+  // CROSS JOIN makes SQLite walk the endpoints and seek each one's rows, instead of scanning the
+  // deliveries and testing each against the correlated list. The two LIMITs are literals: with
+  // both bound as parameters SQLite ran this statement 8x slower (80 us instead of 10 us, same
+  // plan); they are integers computed here, and each batch size is one cached statement.
+  const seekLimit = sql.lit(Math.trunc(seek));
+  const batchLimit = sql.lit(Math.trunc(limit));
+  return db.transaction().execute(async (trx) => {
+    const result = await sql<ClaimedDelivery & { rate: number | null }>`
+      WITH chosen AS MATERIALIZED (
+        SELECT id, base, rate, rank FROM (
+          SELECT c.id, c.next_attempt_at, c.room, c.base, c.rate,
+            row_number() OVER (PARTITION BY c.webhook_id ORDER BY c.next_attempt_at, c.id) AS rank
+          FROM (
+            SELECT d.id, d.webhook_id, d.next_attempt_at, e.room, e.base, e.rate
+            FROM (
+              SELECT id, room, base, rate FROM (
+                SELECT w.id, w.max_per_second AS rate,
+                  max(coalesce(w.rate_next_at, 0), ${now}) AS base,
+                  min(
+                    ${perEndpointLimit} - coalesce(json_extract(${busy}, '$."' || w.id || '"'), 0),
+                    CASE WHEN w.max_per_second IS NULL THEN ${perEndpointLimit}
+                      WHEN max(coalesce(w.rate_next_at, 0), ${now}) > ${horizon} THEN 0
+                      ELSE ((${horizon} - max(coalesce(w.rate_next_at, 0), ${now})) * w.max_per_second) / 1000 + 1 END
+                  ) AS room
+                FROM webhooks w
+                WHERE w.enabled = 1
+              )
+              WHERE room > 0
+            ) e
+            CROSS JOIN webhook_deliveries d ON d.id IN (
+              SELECT x.id FROM webhook_deliveries x
+              WHERE x.webhook_id = e.id
+                AND x.status IN ('PENDING', 'FAILED')
+                AND x.next_attempt_at <= ${now}
+                AND (x.locked_until IS NULL OR x.locked_until < ${now})
+              ORDER BY x.next_attempt_at
+              LIMIT ${seekLimit}
+            )
+            UNION ALL
+            SELECT d.id, d.webhook_id, d.next_attempt_at,
+              ${perEndpointLimit} - coalesce(json_extract(${busy}, '$."' || d.webhook_id || '"'), 0),
+              NULL, NULL
+            FROM webhook_deliveries d
+            WHERE d.event = 'WEBHOOK_TEST'
+              AND d.status IN ('PENDING', 'FAILED')
+              AND d.next_attempt_at <= ${now}
+              AND (d.locked_until IS NULL OR d.locked_until < ${now})
+              AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.enabled = 0)
+          ) c
+        )
+        WHERE rank <= room
+        ORDER BY next_attempt_at, id
+        LIMIT ${batchLimit}
+      )
+      UPDATE webhook_deliveries
+      SET locked_until = ${until}, locked_by = ${workerId},
+        next_attempt_at = coalesce(
+          (SELECT ch.base + ((ch.rank - 1) * 1000) / ch.rate FROM chosen ch
+            WHERE ch.id = webhook_deliveries.id AND ch.rate IS NOT NULL),
+          next_attempt_at)
+      WHERE id IN (SELECT id FROM chosen)
+      RETURNING id, webhook_id, event, body, status, attempts, event_id, next_attempt_at AS send_at,
+        (SELECT w.url FROM webhooks w WHERE w.id = webhook_deliveries.webhook_id) AS url,
+        (SELECT w.secret_ciphertext FROM webhooks w WHERE w.id = webhook_deliveries.webhook_id) AS secret_ciphertext,
+        (SELECT w.signature_scheme FROM webhooks w WHERE w.id = webhook_deliveries.webhook_id) AS signature_scheme,
+        (SELECT w.headers_ciphertext FROM webhooks w WHERE w.id = webhook_deliveries.webhook_id) AS headers_ciphertext,
+        (SELECT CASE WHEN w.previous_secret_expires_at > ${now} THEN w.previous_secret_ciphertext END
+          FROM webhooks w WHERE w.id = webhook_deliveries.webhook_id) AS previous_secret_ciphertext,
+        (SELECT CASE WHEN w.enabled = 1 THEN w.max_per_second END
+          FROM webhooks w WHERE w.id = webhook_deliveries.webhook_id) AS rate
+    `.execute(trx);
+    const taken = new Map<number, number>();
+    const rows = result.rows.map(({ rate, ...row }): ClaimedDelivery => {
+      if (rate === null) return { ...row, send_at: null };
+      taken.set(row.webhook_id, (taken.get(row.webhook_id) ?? 0) + 1);
+      return row;
+    });
+    if (taken.size > 0) {
+      // Past the slots just taken, from the same base the claim used (same transaction).
+      const values = sql.join([...taken].map(([id, n]) => sql`(${id}, ${n})`));
+      await sql`
+        UPDATE webhooks
+        SET rate_next_at = max(coalesce(rate_next_at, 0), ${now}) + (v.taken * 1000) / max_per_second
+        FROM (SELECT column1 AS id, column2 AS taken FROM (VALUES ${values})) AS v
+        WHERE webhooks.id = v.id AND max_per_second IS NOT NULL
+      `.execute(trx);
+    }
+    return rows;
+  });
+}
+
+/** pg answers BIGINT as text. */
+function numericSendAt(row: ClaimedDelivery): ClaimedDelivery {
+  return row.send_at === null ? row : { ...row, send_at: Number(row.send_at) };
+}

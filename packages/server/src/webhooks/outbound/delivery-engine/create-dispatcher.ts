@@ -1,0 +1,107 @@
+import fs from "node:fs";
+import type { LookupFunction } from "node:net";
+import type { AppContext } from "../../../app-context.js";
+import { openSecret } from "../../../config/secret-box.js";
+import { createWebhookSender, type WebhookSender } from "../transport/webhook-sender.js";
+import { listenForDeliveries } from "./deliveries-listener.js";
+import type { DeliveryLog } from "./delivery-log.js";
+import type { DeliveryMetrics } from "./delivery-metrics.js";
+import { deliveryQueueOn, type DeliveryQueue } from "./delivery-queue.js";
+import { DeliveryDispatcher, leaseFor, type Dispatcher } from "./dispatcher.js";
+
+export interface DispatcherOptions {
+  log?: DeliveryLog;
+  /** How long claimed rows stay ours. Default: `leaseFor(webhookTimeoutMs)`. */
+  leaseMs?: number;
+  /** Default: an HTTP sender built from the config. */
+  sender?: WebhookSender;
+  /**
+   * DNS resolution for the sender built from the config (tests: a name that resolves to a
+   * loopback address, to see the SSRF guard refuse it). Default: the system resolver.
+   */
+  lookup?: LookupFunction;
+  /** Wraps the queue verbs built from the config (tests: to watch the claims and sweeps). */
+  watchQueue?: (queue: DeliveryQueue) => DeliveryQueue;
+}
+
+const noLog: DeliveryLog = { info() {}, warn() {}, error() {} };
+
+/**
+ * Builds this process's dispatcher from the context: its settings from the config, its queries
+ * on the app's database, the SSRF-guarded sender (with the extra CA file, when configured), the
+ * wake-ups of this process's commits and, on PostgreSQL, a LISTEN connection for the others'.
+ *
+ * Invariants of its state are checked after every change under test runners (VITEST) or with
+ * PARLEY_DEBUG_INVARIANTS=1; in production a broken invariant costs nothing to look for.
+ */
+export function createDispatcher(
+  ctx: AppContext,
+  metrics: DeliveryMetrics,
+  options: DispatcherOptions = {},
+): Dispatcher {
+  const { config } = ctx;
+  const log = options.log ?? noLog;
+  const workerId = ctx.instanceId;
+  const pgConfig = ctx.database.pgConfig;
+  const queue = deliveryQueueOn(ctx.db, {
+    outbox: ctx.spine,
+    autoDisable: {
+      minFailures: config.webhookAutoDisableMinFailures,
+      afterMs: config.webhookAutoDisableAfterMs,
+    },
+    onDisabled(disabled) {
+      for (const endpoint of disabled) {
+        metrics.endpointDisabled(endpoint.reason);
+        log.warn(
+          { webhookId: endpoint.webhookId, reason: endpoint.reason },
+          endpoint.reason === "gone"
+            ? "webhook endpoint answered 410 Gone and was disabled"
+            : "webhook endpoint kept failing and was disabled",
+        );
+      }
+    },
+    onRetryAfter: (count) => metrics.attemptsDelayed("retry_after", count),
+  });
+  return new DeliveryDispatcher({
+    settings: {
+      workerId,
+      leaseMs: options.leaseMs ?? leaseFor(config.webhookTimeoutMs),
+      concurrency: config.webhookConcurrency,
+      perEndpointLimit: config.webhookPerEndpointConcurrency,
+      policy: {
+        maxAttempts: config.webhookMaxAttempts,
+        backoffBaseMs: config.webhookBackoffBaseMs,
+        backoffMaxMs: config.webhookBackoffMaxMs,
+      },
+      sweepIntervalMs: config.webhookSweepIntervalMs,
+    },
+    queue: options.watchQueue ? options.watchQueue(queue) : queue,
+    sender:
+      options.sender ??
+      createWebhookSender({
+        timeoutMs: config.webhookTimeoutMs,
+        allowPrivateNetworks: config.webhookAllowPrivateNetworks,
+        allowHttp: config.webhookAllowHttp,
+        ...(options.lookup ? { lookup: options.lookup } : {}),
+        ...(config.webhookCaFile ? { ca: fs.readFileSync(config.webhookCaFile, "utf8") } : {}),
+      }),
+    openSecret: (ciphertext) => openSecret(ctx.keys.secretKey, ciphertext),
+    onDeliveriesQueued: (listener) => ctx.spine.onDeliveriesQueued(listener),
+    ...(pgConfig
+      ? {
+          listen: (handlers) =>
+            listenForDeliveries({
+              pgConfig,
+              applicationName: `parley-deliveries ${workerId}`,
+              ignoreFrom: workerId,
+              ...handlers,
+              log,
+            }),
+        }
+      : {}),
+    metrics,
+    log,
+    now: ctx.now,
+    checkInvariants: Boolean(process.env.VITEST) || process.env.PARLEY_DEBUG_INVARIANTS === "1",
+  });
+}

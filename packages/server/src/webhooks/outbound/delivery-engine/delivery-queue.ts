@@ -1,0 +1,82 @@
+import type { Kysely } from "kysely";
+import type { Database } from "../../../db/schema.js";
+import type { Outbox } from "../../../db/unit-of-work.js";
+import { eventData } from "../../../events/event-catalogue.js";
+import { claimDeliveries, type ClaimedDelivery, type ClaimOptions } from "./claim-deliveries.js";
+import { expireSecrets } from "./expire-secrets.js";
+import { nextRetryAt } from "./next-retry-at.js";
+import {
+  recordAttempts,
+  type AutoDisableRule,
+  type DisabledEndpoint,
+  type FinishedAttempt,
+  type RecordedTransition,
+} from "./record-attempts.js";
+import type { RetryPolicy } from "./retry-schedule.js";
+
+/**
+ * The queue verbs the dispatcher runs, each a file of its own with its SQL in plain view and the
+ * reasons for its locking: claim (claim-deliveries.ts), record (record-attempts.ts), the next
+ * retry time (next-retry-at.ts) and the end of rotation overlaps (expire-secrets.ts). The
+ * dispatcher gets them through its constructor, so it holds no query of its own.
+ */
+export interface DeliveryQueue {
+  claim(options: ClaimOptions): Promise<ClaimedDelivery[]>;
+  record(
+    attempts: readonly FinishedAttempt[],
+    options: { workerId: string; policy: RetryPolicy; now: number },
+  ): Promise<RecordedTransition[]>;
+  nextRetryAt(now: number): Promise<number | null>;
+  /** Deletes the old secrets whose rotation overlap is over; answers how many. */
+  expireSecrets(now: number): Promise<number>;
+}
+
+export interface QueueHooks {
+  /** Where WEBHOOK_ENDPOINT_DISABLED is fanned out (the event spine). */
+  outbox?: Outbox;
+  autoDisable?: AutoDisableRule;
+  /** After the commit: endpoints disabled by a 410 or the rule. */
+  onDisabled?(disabled: readonly DisabledEndpoint[]): void;
+  /** Failures whose retry waits for the receiver's Retry-After. */
+  onRetryAfter?(count: number): void;
+}
+
+export function deliveryQueueOn(db: Kysely<Database>, hooks: QueueHooks = {}): DeliveryQueue {
+  return {
+    claim: (options) => claimDeliveries(db, options),
+    async record(attempts, options) {
+      let disabled: DisabledEndpoint[] = [];
+      let queued = 0;
+      const transitions = await recordAttempts(db, attempts, {
+        ...options,
+        autoDisable: hooks.autoDisable,
+        async endpointsDisabled(trx, list) {
+          disabled = list;
+          queued = 0;
+          if (!hooks.outbox) return;
+          // Told to the other endpoints in the same transaction as the disable (outbox rule).
+          for (const endpoint of list)
+            queued += await hooks.outbox.fanOut(
+              trx,
+              "WEBHOOK_ENDPOINT_DISABLED",
+              eventData.webhookEndpointDisabled(endpoint),
+            );
+        },
+        ...(hooks.onRetryAfter ? { retryAfterHonoured: hooks.onRetryAfter } : {}),
+      });
+      if (disabled.length > 0) {
+        hooks.outbox?.committed(
+          disabled.map((endpoint) => ({
+            event: "WEBHOOK_ENDPOINT_DISABLED" as const,
+            data: eventData.webhookEndpointDisabled(endpoint),
+          })),
+          queued,
+        );
+        hooks.onDisabled?.(disabled);
+      }
+      return transitions;
+    },
+    nextRetryAt: (now) => nextRetryAt(db, now),
+    expireSecrets: (now) => expireSecrets(db, now),
+  };
+}

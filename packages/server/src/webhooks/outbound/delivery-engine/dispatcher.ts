@@ -1,0 +1,439 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { maskHeaderValue } from "../mask-header-value.js";
+import type { AttemptOutcome, WebhookSender } from "../transport/webhook-sender.js";
+import type { ClaimedDelivery } from "./claim-deliveries.js";
+import type { DeliveriesListener } from "./deliveries-listener.js";
+import type { DeliveryLog } from "./delivery-log.js";
+import type { DeliveryMetrics } from "./delivery-metrics.js";
+import type { DeliveryQueue } from "./delivery-queue.js";
+import { DispatcherInvariantError, DispatcherState, type Finished } from "./dispatcher-state.js";
+import type { RetryPolicy } from "./retry-schedule.js";
+import { signPayload } from "./sign-payload.js";
+import { signStandardWebhook } from "./sign-standard-webhook.js";
+
+export interface Dispatcher {
+  /** Starts claiming: wake-ups, LISTEN (PostgreSQL), retry timer, sweep. */
+  start(): void;
+  /**
+   * Stops claiming, waits for the attempts in flight to be sent and recorded, then closes the
+   * sender and the LISTEN connection. Nothing is released: a row claimed but not finished keeps
+   * its lease until it runs out, and is then retaken (by this or another process).
+   */
+  stop(): Promise<void>;
+  /** Asks for a claim pass (deliveries were queued). Cheap; calls coalesce. */
+  wake(): void;
+  /** Resolves when nothing is in flight, being recorded or about to be claimed (tests). */
+  idle(): Promise<void>;
+}
+
+/** The settings the dispatcher runs with (from the config; see create-dispatcher.ts). */
+export interface DispatcherSettings {
+  /** Written to `locked_by` (this process). */
+  workerId: string;
+  /** How long claimed rows stay ours: see `leaseFor`. */
+  leaseMs: number;
+  concurrency: number;
+  perEndpointLimit: number;
+  policy: RetryPolicy;
+  sweepIntervalMs: number;
+}
+
+/** Everything the dispatcher works with, handed in by its constructor. */
+export interface DispatcherDeps {
+  settings: DispatcherSettings;
+  queue: DeliveryQueue;
+  sender: WebhookSender;
+  /** Decrypts an endpoint's sealed secret; throws when it cannot. */
+  openSecret(ciphertext: string): string;
+  /** Subscribes to this process's commits that queued deliveries; answers the unsubscribe. */
+  onDeliveriesQueued(listener: () => void): () => void;
+  /** LISTEN for other processes' commits (PostgreSQL); absent on SQLite. */
+  listen?: (handlers: { onNotify(): void; onListening(): void }) => DeliveriesListener;
+  metrics: DeliveryMetrics;
+  log: DeliveryLog;
+  now(): number;
+  /** The sender's User-Agent, for the attempt log. Default Parley-Webhooks/1.0. */
+  userAgent?: string;
+  /** Check the state's invariants after every change and throw when one breaks (tests). */
+  checkInvariants?: boolean;
+}
+
+/**
+ * The lease on a claimed delivery: always longer than one attempt can take (the sender aborts at
+ * the time-out), with room for recording it, a slow database and clock skew between hosts, so a
+ * slow but live attempt is never sent twice in parallel. 30 s time-out -> 65 s lease.
+ */
+export function leaseFor(timeoutMs: number): number {
+  return timeoutMs * 2 + 5_000;
+}
+
+interface SignedRequest {
+  url: string;
+  body: Buffer;
+  signature: string | undefined;
+  headers: Record<string, string>;
+  logged: Record<string, string>;
+}
+
+/** Most attempts recorded in one transaction. */
+const RECORD_BATCH = 100;
+
+/**
+ * The delivery engine of one process: claims due deliveries under a lease, sends them concurrently
+ * (at most `concurrency` at once, at most `perEndpointLimit` to one endpoint), and records each
+ * attempt with its state transition.
+ *
+ * It claims when woken: by a local commit that queued deliveries, by a NOTIFY from another process
+ * (PostgreSQL), by the retry timer (set to the earliest next attempt it knows of), by the sweep
+ * (every `sweepIntervalMs`: never-attempted rows, due retries, expired leases), and when a send
+ * slot frees up while due rows were left behind. A database error never ends the loop: it is
+ * logged and the pass is retried with back-off, so a database restart heals by itself.
+ *
+ * Its state, and the invariants between the fields, are in DispatcherState.
+ */
+export class DeliveryDispatcher implements Dispatcher {
+  private readonly state: DispatcherState;
+  private readonly settings: DispatcherSettings;
+  private readonly idleWaiters: Array<() => void> = [];
+  private readonly secrets = new Map<string, string>();
+  private passFailures = 0;
+  private retryTimer: { at: number; handle: NodeJS.Timeout } | undefined;
+  private errorTimer: NodeJS.Timeout | undefined;
+  private sweepTimer: NodeJS.Timeout | undefined;
+  private unsubscribe: (() => void) | undefined;
+  private listener: DeliveriesListener | undefined;
+  private stopped: Promise<void> | undefined;
+
+  constructor(private readonly deps: DispatcherDeps) {
+    this.settings = deps.settings;
+    this.state = new DispatcherState({
+      concurrency: deps.settings.concurrency,
+      perEndpointLimit: deps.settings.perEndpointLimit,
+    });
+  }
+
+  start(): void {
+    if (this.state.lifecycle !== "created") return;
+    this.state.lifecycle = "running";
+    this.unsubscribe = this.deps.onDeliveriesQueued(() => this.wake());
+    this.listener = this.deps.listen?.({
+      onNotify: () => this.wake(),
+      // Anything committed while the connection was down sent a NOTIFY nobody heard.
+      onListening: () => this.wake(true),
+    });
+    this.sweepTimer = setInterval(() => this.wake(true), this.settings.sweepIntervalMs);
+    this.wake(true);
+  }
+
+  wake(refresh = false): void {
+    const state = this.state;
+    if (state.lifecycle !== "running") return;
+    state.passWanted = true;
+    if (refresh) state.refreshWanted = true;
+    if (state.pass !== "idle") return;
+    state.pass = "scheduled";
+    // setImmediate coalesces a burst of wake-ups (one per committed event) into one pass.
+    setImmediate(() => void this.runPass());
+  }
+
+  idle(): Promise<void> {
+    return this.state.isIdle()
+      ? Promise.resolve()
+      : new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  stop(): Promise<void> {
+    this.stopped ??= (async () => {
+      this.state.lifecycle = "stopping";
+      this.unsubscribe?.();
+      clearInterval(this.sweepTimer);
+      clearTimeout(this.errorTimer);
+      if (this.retryTimer) clearTimeout(this.retryTimer.handle);
+      await this.listener?.close();
+      await new Promise<void>((resolve) => {
+        this.idleWaiters.push(resolve);
+        this.settle();
+      });
+      await this.deps.sender.close();
+    })();
+    return this.stopped;
+  }
+
+  private async runPass(): Promise<void> {
+    const state = this.state;
+    if (state.stopping) {
+      state.pass = "idle";
+      return this.settle();
+    }
+    state.pass = "running";
+    try {
+      while (state.passWanted && !state.stopping) {
+        state.passWanted = false;
+        const claimedAt = await this.claim();
+        if (state.refreshWanted) {
+          state.refreshWanted = false;
+          // Counted from the claim's own clock reading, not a later one: a row that fell due
+          // between the two (a timer can fire a millisecond early) was not claimed, and must
+          // still arm the timer instead of waiting for the sweep.
+          const at = await this.deps.queue.nextRetryAt(claimedAt);
+          if (at !== null) this.armRetryTimer(at);
+          await this.deps.queue.expireSecrets(this.deps.now());
+        }
+      }
+      if (this.passFailures > 0)
+        this.deps.log.info({}, "webhook dispatcher reached the database again");
+      this.passFailures = 0;
+    } catch (error) {
+      this.passFailures++;
+      if (this.passFailures === 1 || this.passFailures % 20 === 0) {
+        this.deps.log.warn(
+          { err: (error as Error).message, failures: this.passFailures },
+          "webhook dispatcher could not claim deliveries; retrying",
+        );
+      }
+      const delay = Math.min(100 * 2 ** this.passFailures, 5_000);
+      clearTimeout(this.errorTimer);
+      this.errorTimer = setTimeout(() => this.wake(true), delay);
+    } finally {
+      state.pass = "idle";
+      this.checked("pass");
+      this.settle();
+    }
+  }
+
+  /** Claims what is due and launches it; answers the time the claim counted as now. */
+  private async claim(): Promise<number> {
+    const state = this.state;
+    const now = this.deps.now();
+    const free = state.freeSlots();
+    if (free <= 0) {
+      state.backlog = true;
+      return now;
+    }
+    const rows = await this.deps.queue.claim({
+      limit: free,
+      leaseMs: this.settings.leaseMs,
+      workerId: this.settings.workerId,
+      now,
+      perEndpointLimit: this.settings.perEndpointLimit,
+      inFlightByEndpoint: state.sendingByEndpoint,
+    });
+    // A row not yet recorded here is one whose lease ran out while its result waited to be
+    // recorded (database down): the claim renewed our lease; it must not be sent twice.
+    for (const row of rows) if (state.mayLaunch(row)) this.launch(row);
+    // Rows taken may mean more are due (or were locked by another worker a moment ago), and an
+    // endpoint at its cap has more waiting: claim again when a send finishes. Only an empty claim
+    // with no endpoint at its cap means this worker has caught up.
+    state.backlog = rows.length > 0 || state.anyEndpointAtCap();
+    this.checked("claim");
+    return now;
+  }
+
+  /** Wakes the dispatcher when the earliest known retry is due (one timer, the earliest wins). */
+  private armRetryTimer(at: number): void {
+    if (this.state.stopping || (this.retryTimer && this.retryTimer.at <= at)) return;
+    if (this.retryTimer) clearTimeout(this.retryTimer.handle);
+    const delay = Math.min(Math.max(0, at - this.deps.now()), 2 ** 31 - 1);
+    this.retryTimer = {
+      at,
+      handle: setTimeout(() => {
+        this.retryTimer = undefined;
+        // After this pass, look up the next retry: later ones were not kept by this timer.
+        this.wake(true);
+      }, delay),
+    };
+  }
+
+  private launch(row: ClaimedDelivery): void {
+    this.state.launched(row);
+    void this.paced(row)
+      .then(() => this.attempt(row))
+      .then(({ outcome, requestHeaders }) => {
+        this.deps.metrics.attempt(outcome);
+        this.state.answered({
+          row,
+          attempt: {
+            deliveryId: row.id,
+            attempt: row.attempts + 1,
+            outcome,
+            webhookId: row.webhook_id,
+            ...(requestHeaders === undefined ? {} : { requestHeaders }),
+          },
+        });
+        this.checked("answer");
+        this.scheduleFlush();
+        // A rate-capped endpoint's next slot is free now: claim, even if the last claim found
+        // nothing (its rows were waiting for later slots then).
+        if (this.state.backlog || row.send_at !== null) this.wake();
+      });
+  }
+
+  /**
+   * Waits for the send slot the claim reserved for a row of a rate-capped endpoint (at most
+   * RATE_HORIZON_MS). The row holds its send slot meanwhile, so the caps still count it.
+   */
+  private async paced(row: ClaimedDelivery): Promise<void> {
+    const wait = row.send_at === null ? 0 : row.send_at - this.deps.now();
+    if (wait <= 0) return;
+    this.deps.metrics.attemptsDelayed("rate_cap", 1);
+    this.state.pacing++;
+    this.checked("pace");
+    await sleep(wait);
+    this.state.pacing--;
+  }
+
+  private async attempt(
+    row: ClaimedDelivery,
+  ): Promise<{ outcome: AttemptOutcome; requestHeaders?: Record<string, string> }> {
+    let request: SignedRequest;
+    try {
+      request = this.signedRequest(row);
+    } catch {
+      return {
+        outcome: {
+          ok: false,
+          startedAt: new Date(),
+          durationMs: 0,
+          responseStatus: null,
+          responseBody: null,
+          error: "the endpoint secret cannot be decrypted (was PARLEY_SECRET_KEY changed?)",
+        },
+      };
+    }
+    const outcome = await this.deps.sender.send(request);
+    return { outcome, requestHeaders: request.logged };
+  }
+
+  /**
+   * The request of one attempt, signed by the endpoint's scheme: the spec's
+   * `X-Webhook-Signature-256` (parley, both), Standard Webhooks' three headers (standard-webhooks,
+   * both; the timestamp is this attempt's, so that signature is made afresh each time, with one
+   * entry per secret during a rotation overlap), then the endpoint's own headers. `logged` is
+   * what the attempt log keeps: every header sent, custom values masked.
+   */
+  private signedRequest(row: ClaimedDelivery): SignedRequest {
+    const secret = this.secretOf(row.secret_ciphertext);
+    const body = Buffer.from(row.body, "utf8");
+    const scheme = row.signature_scheme;
+    const headers: Record<string, string> = {};
+    let signature: string | undefined;
+    if (scheme !== "standard-webhooks") signature = signPayload(secret, body);
+    if (scheme !== "parley") {
+      const id = row.event_id ?? `evt_${String(row.id).padStart(26, "0")}`;
+      const timestamp = Math.floor(this.deps.now() / 1000);
+      const signatures = [signStandardWebhook(secret, id, timestamp, body)];
+      if (row.previous_secret_ciphertext !== null) {
+        const previous = this.secretOf(row.previous_secret_ciphertext);
+        signatures.push(signStandardWebhook(previous, id, timestamp, body));
+      }
+      headers["webhook-id"] = id;
+      headers["webhook-timestamp"] = String(timestamp);
+      headers["webhook-signature"] = signatures.join(" ");
+    }
+    const logged: Record<string, string> = {
+      "content-type": "application/json",
+      "user-agent": this.deps.userAgent ?? "Parley-Webhooks/1.0",
+      ...(signature === undefined ? {} : { "x-webhook-signature-256": signature }),
+      ...headers,
+    };
+    if (row.headers_ciphertext !== null) {
+      const custom = JSON.parse(this.secretOf(row.headers_ciphertext)) as Record<string, string>;
+      for (const [name, value] of Object.entries(custom)) {
+        headers[name] = value;
+        logged[name] = maskHeaderValue(value);
+      }
+    }
+    return { url: row.url, body, signature, headers, logged };
+  }
+
+  private secretOf(ciphertext: string): string {
+    let secret = this.secrets.get(ciphertext);
+    if (secret === undefined) {
+      secret = this.deps.openSecret(ciphertext);
+      if (this.secrets.size >= 1_000) this.secrets.clear();
+      this.secrets.set(ciphertext, secret);
+    }
+    return secret;
+  }
+
+  /**
+   * Records finished attempts in batches (group commit): every answer that arrived in the same
+   * turn of the event loop, or while the previous batch was being written, goes into one
+   * transaction. better-sqlite3 is synchronous, so without the deferral each answer would be
+   * written alone (measured: one transaction per attempt, a third of the burst rate).
+   */
+  private scheduleFlush(): void {
+    if (this.state.recorder !== "idle") return;
+    this.state.recorder = "scheduled";
+    setImmediate(() => void this.flushRecords());
+  }
+
+  private async flushRecords(): Promise<void> {
+    const state = this.state;
+    state.recorder = "recording";
+    let failures = 0;
+    try {
+      while (state.toRecord.length > 0) {
+        const batch = state.takeBatch(RECORD_BATCH);
+        if (!(await this.recordBatch(batch, ++failures))) {
+          state.putBack(batch);
+          await sleep(Math.min(100 * 2 ** failures, 5_000));
+          continue;
+        }
+        failures = 0;
+        state.recorded(batch);
+        this.checked("record");
+      }
+    } finally {
+      state.recorder = "idle";
+    }
+    if (state.backlog) this.wake();
+    this.settle();
+  }
+
+  /**
+   * Writes one batch. False when it should be tried again (the database failed); true when it is
+   * done with: recorded, or given up at shutdown with the database unreachable (the leases run
+   * out and the deliveries are attempted again: at least once, by this process after a restart or
+   * by another one).
+   */
+  private async recordBatch(batch: Finished[], failures: number): Promise<boolean> {
+    try {
+      const transitions = await this.deps.queue.record(
+        batch.map((item) => item.attempt),
+        { workerId: this.settings.workerId, policy: this.settings.policy, now: this.deps.now() },
+      );
+      for (const transition of transitions) {
+        if (!transition.recorded) continue;
+        if (transition.status === "FAILED") this.armRetryTimer(transition.nextAttemptAt!);
+        else if (transition.status !== "PENDING") this.deps.metrics.finished(transition.status);
+      }
+      return true;
+    } catch (error) {
+      if (!this.state.stopping || failures < 5) {
+        if (failures === 1 || failures % 20 === 0) {
+          this.deps.log.warn(
+            { err: (error as Error).message, attempts: batch.length, failures },
+            "webhook dispatcher could not record attempts; retrying",
+          );
+        }
+        return false;
+      }
+      this.deps.log.error(
+        { err: (error as Error).message, attempts: batch.length },
+        "webhook dispatcher gave up recording attempts at shutdown; they will be retried",
+      );
+      return true;
+    }
+  }
+
+  private settle(): void {
+    if (this.state.isIdle()) for (const resolve of this.idleWaiters.splice(0)) resolve();
+  }
+
+  private checked(where: string): void {
+    if (!this.deps.checkInvariants) return;
+    const problems = this.state.violations();
+    if (problems.length > 0) throw new DispatcherInvariantError(where, problems);
+  }
+}
