@@ -1,17 +1,21 @@
+import { DEFAULT_PAGE_LIMIT, type Page } from "@parley/client/wire";
+import type { KeysetSlice } from "../db/keyset-slice.js";
 import { AppError } from "../errors/app-error.js";
 
 /**
  * Keyset pagination over descending or ascending integer ids: `?limit=` (default 50, max 200)
- * and an opaque `?cursor=`; answers `{items, nextCursor}`.
+ * and an opaque `?cursor=` (the wire's listQueryProperties); answers `{items, nextCursor}`.
+ * Routes decode the cursor into the id the service continues from, and turn the service's slice
+ * into the answer's page.
  */
-export const listQuerySchema = {
-  limit: { type: "integer", minimum: 1, maximum: 200, default: 50 },
-  cursor: { type: "string", maxLength: 200 },
-} as const;
+export type { Page };
 
-export interface Page<T> {
-  items: T[];
-  nextCursor: string | null;
+/**
+ * `?limit=` as the validator left it: given, or the default it filled in (the schema's type
+ * cannot say that the default is always there).
+ */
+export function pageLimit(query: { limit?: number | undefined }): number {
+  return query.limit ?? DEFAULT_PAGE_LIMIT;
 }
 
 export function encodeCursor(id: number): string {
@@ -26,16 +30,11 @@ export function decodeCursor(cursor: string | undefined): number | undefined {
   return Number(match[1]);
 }
 
-/** Rows were fetched with limit + 1: the extra row only tells whether another page exists. */
-export function toPage<R extends { id: number }, T>(
-  rows: R[],
-  limit: number,
-  map: (row: R) => T,
-): Page<T> {
-  const more = rows.length > limit;
-  const pageRows = more ? rows.slice(0, limit) : rows;
+/** The answer for a slice: the next page continues after its last item's id. */
+export function toPage<T extends { id: number }>(slice: KeysetSlice<T>): Page<T> {
+  const last = slice.items[slice.items.length - 1];
   return {
-    items: pageRows.map(map),
-    nextCursor: more ? encodeCursor(pageRows[pageRows.length - 1]!.id) : null,
+    items: slice.items,
+    nextCursor: slice.hasMore && last ? encodeCursor(last.id) : null,
   };
 }

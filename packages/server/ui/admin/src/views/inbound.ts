@@ -1,7 +1,17 @@
-import type { InboundWebhook, InboundWebhookWithToken } from "../../../../client/src/types/api.js";
+import type { InboundWebhook, InboundWebhookWithToken } from "@parley/client/browser";
 import { paginate } from "../api.js";
 import { clearError, errorBox, showError, type View, type ViewContext } from "../context.js";
-import { badge, busy, confirmButton, h, replaceChildren, row, table, time } from "../dom.js";
+import {
+  badge,
+  busy,
+  confirmButton,
+  copyField,
+  h,
+  replaceChildren,
+  row,
+  table,
+  time,
+} from "../dom.js";
 
 /**
  * The ingest URL of a webhook just created or rotated. Kept in memory only, for the one page
@@ -35,7 +45,7 @@ export const inboundView: View = async (context) => {
   replaceChildren(
     listHolder,
     table(
-      ["ID", "Room", "Display name", "State", "Token", "Created", ""],
+      ["ID", "Room", "Display name", "State", "Token", "Created", "Actions"],
       webhooks.map((webhook) =>
         row(
           [
@@ -59,7 +69,7 @@ export const inboundView: View = async (context) => {
           { "data-inbound-id": webhook.id },
         ),
       ),
-      { id: "inbound-webhooks", class: "data" },
+      { id: "inbound-webhooks", class: "data responsive" },
     ),
   );
 };
@@ -126,38 +136,33 @@ function actions(context: ViewContext, webhook: InboundWebhook): HTMLElement[] {
 }
 
 function revealPanel(webhook: InboundWebhookWithToken): HTMLElement {
-  const url = h("input", {
-    id: "ingest-url",
-    class: "secret",
-    readonly: true,
-    value: webhook.url,
-    "aria-label": "Ingest URL",
-    spellcheck: "false",
-  });
-  const copy = h("button", { type: "button" }, "Copy");
-  const copied = h("span", { class: "copied", role: "status" });
-  copy.addEventListener("click", async () => {
-    url.select();
-    try {
-      await navigator.clipboard.writeText(webhook.url);
-      copied.textContent = "Copied.";
-    } catch {
-      copied.textContent = "Copying was refused by the browser: select the URL and copy it.";
-    }
-  });
   const panel = h(
     "section",
     { class: "reveal", id: "token-reveal", "aria-labelledby": "token-reveal-title" },
-    h("h2", { id: "token-reveal-title" }, `Ingest URL of “${webhook.displayName}”`),
+    h("h2", { id: "token-reveal-title" }, `Ingest URLs of “${webhook.displayName}”`),
     h(
       "p",
       { class: "warning" },
-      "This is the only time the URL is shown: copy it now. The token in it is the only credential, ",
-      `so anyone who has it can post to room ${webhook.roomId}. Store it like a password; `,
-      "if it leaks, rotate the token.",
+      "This is the only time the URLs are shown: copy them now. The token in them is the only ",
+      `credential, so anyone who has it can post to room ${webhook.roomId}. Store it like a `,
+      "password; if it leaks, rotate the token.",
     ),
-    h("div", { class: "inline" }, url, copy),
-    copied,
+    copyField("ingest-url", "Ingest URL", webhook.url),
+    h(
+      "p",
+      { class: "hint", id: "ingest-url-hint" },
+      "For Parley's own format: ",
+      h("code", null, '{"content": "…"}'),
+      ".",
+    ),
+    copyField("slack-url", "Slack-compatible URL", webhook.slackUrl),
+    h(
+      "p",
+      { class: "hint", id: "slack-url-hint" },
+      "For tools that post Slack incoming-webhook payloads: ",
+      h("code", null, '{"text": "…"}'),
+      " (with attachments or blocks).",
+    ),
   );
   const done = h("button", { type: "button", class: "secondary" }, "I have stored it");
   done.addEventListener("click", () => panel.remove());

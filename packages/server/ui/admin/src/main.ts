@@ -6,6 +6,7 @@
 import { createApi, describeError, forgetToken, isStatus, storedToken } from "./api.js";
 import { link, type View, type ViewContext } from "./context.js";
 import { h, replaceChildren } from "./dom.js";
+import { deliverySearchView } from "./views/delivery-search.js";
 import { inboundView } from "./views/inbound.js";
 import { flagView, moderationView } from "./views/moderation.js";
 import { signInView } from "./views/sign-in.js";
@@ -16,6 +17,7 @@ const ROUTES: [RegExp, View, string][] = [
   [/^\/admin\/webhooks\/?$/, webhooksView, "webhooks"],
   [/^\/admin\/webhooks\/(\d+)\/?$/, webhookDetailView, "webhooks"],
   [/^\/admin\/webhooks\/(\d+)\/deliveries\/(\d+)\/?$/, deliveryView, "webhooks"],
+  [/^\/admin\/deliveries\/?$/, deliverySearchView, "deliveries"],
   [/^\/admin\/inbound\/?$/, inboundView, "inbound"],
   [/^\/admin\/moderation\/?$/, moderationView, "moderation"],
   [/^\/admin\/moderation\/(\d+)\/?$/, flagView, "moderation"],
@@ -23,6 +25,7 @@ const ROUTES: [RegExp, View, string][] = [
 
 const NAV: [string, string, string][] = [
   ["webhooks", "/admin/webhooks", "Outbound webhooks"],
+  ["deliveries", "/admin/deliveries", "Delivery search"],
   ["inbound", "/admin/inbound", "Inbound webhooks"],
   ["moderation", "/admin/moderation", "Moderation"],
 ];

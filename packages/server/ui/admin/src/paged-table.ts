@@ -1,5 +1,5 @@
-import type { Page } from "../../../client/src/types/api.js";
-import { busy, h } from "./dom.js";
+import type { Page } from "@parley/client/browser";
+import { appendRows, busy, h, labelCells } from "./dom.js";
 
 export interface PagedTable<T> {
   /** The table, its empty note, its error line and its "Load more" button, to place in a view. */
@@ -9,6 +9,11 @@ export interface PagedTable<T> {
    * Pages of an earlier listing still arriving (the filter changed meanwhile) are dropped.
    */
   show(pages: AsyncGenerator<Page<T>, void, undefined>): Promise<void>;
+  /**
+   * Redraws rows from a fresh first page (newest first): rows already shown are replaced in
+   * place, new ones are added on top. Rows further down (from "Load more") stay.
+   */
+  merge(items: readonly T[]): void;
 }
 
 /** A table filled page by page from a paginated list (`{items, nextCursor}` answers). */
@@ -18,6 +23,8 @@ export function pagedTable<T>(
     /** Shown instead of the table when the listing is empty. */
     emptyText: string;
     rowOf(item: T): HTMLTableRowElement;
+    /** A stable key of an item, for merge(). */
+    keyOf?(item: T): string;
     /** The message to show for a failed page, or undefined when it was handled (signed out). */
     fail(error: unknown): string | undefined;
   },
@@ -38,7 +45,10 @@ export function pagedTable<T>(
         more.hidden = true;
         return;
       }
-      body.append(...step.value.items.map((item) => options.rowOf(item)));
+      appendRows(
+        table,
+        step.value.items.map((item) => keyed(item)),
+      );
       more.hidden = step.value.nextCursor === null;
       empty.hidden = body.childElementCount > 0;
       table.hidden = body.childElementCount === 0;
@@ -50,6 +60,12 @@ export function pagedTable<T>(
         failure.hidden = false;
       }
     }
+  }
+
+  function keyed(item: T): HTMLTableRowElement {
+    const tr = options.rowOf(item);
+    if (options.keyOf) tr.dataset.key = options.keyOf(item);
+    return tr;
   }
 
   more.addEventListener("click", () => void busy(more, () => nextPage(generation)));
@@ -64,6 +80,25 @@ export function pagedTable<T>(
       more.hidden = true;
       pages = next;
       return nextPage(current);
+    },
+    merge(items) {
+      let anchor: HTMLTableRowElement | undefined;
+      for (const item of items) {
+        const fresh = keyed(item);
+        labelCells(table, fresh);
+        const old = Array.from(body.rows).find((tr) => tr.dataset.key === fresh.dataset.key);
+        if (old) {
+          if (!old.isEqualNode(fresh)) old.replaceWith(fresh);
+          else {
+            anchor = old;
+            continue;
+          }
+        } else if (anchor) anchor.after(fresh);
+        else body.prepend(fresh);
+        anchor = fresh;
+      }
+      empty.hidden = body.childElementCount > 0;
+      table.hidden = body.childElementCount === 0;
     },
   };
 }

@@ -6,14 +6,16 @@ import { AppError } from "../errors/app-error.js";
 import { toProblem } from "../errors/problem-details.js";
 
 /**
- * Where `packages/server/scripts/build-admin-ui.mjs` writes the bundle: `index.html` and
- * `assets/<name>-<hash>.<ext>`. The same path from `src/admin-ui/` (tests, tsx) and from
- * `dist/admin-ui/` (the built server).
+ * Where `packages/server/scripts/bundle-ui.mjs` writes a bundle: `dist/<folder>/index.html` and
+ * `assets/<name>-<hash>.<ext>`. The same path from `src/http/` (tests, tsx) and from `dist/http/`
+ * (the built server).
  */
-export const DEFAULT_ADMIN_UI_DIR = fileURLToPath(new URL("../../dist/admin/", import.meta.url));
+export function bundleDir(folder: string): string {
+  return fileURLToPath(new URL(`../../dist/${folder}/`, import.meta.url));
+}
 
-/** Every admin UI answer carries these, errors included. */
-export const ADMIN_UI_SECURITY_HEADERS: Readonly<Record<string, string>> = {
+/** Every answer of a browser UI carries these, errors included. */
+export const UI_SECURITY_HEADERS: Readonly<Record<string, string>> = {
   "content-security-policy":
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' https: data:; " +
     "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
@@ -40,18 +42,23 @@ interface Bundle {
   assets: Map<string, { body: Buffer; contentType: string }>;
 }
 
-export interface AdminUiOptions {
-  /** The built bundle's folder; default `packages/server/dist/admin/`. */
-  dir?: string;
+export interface StaticUiOptions {
+  /** Where it is served, e.g. "/admin". */
+  prefix: string;
+  /** What it is called in answers, e.g. "admin UI". */
+  label: string;
+  /** The built bundle's folder. */
+  dir: string;
 }
 
 /**
- * Serves the admin UI: the page for `/admin/` and every `/admin/*` deep link (the page routes in
- * the browser), the bundle's assets under `/admin/assets/`. Files are read once into memory on
- * the first request that finds them; until the bundle is built every answer is a 503 saying so.
+ * Serves a browser UI (the admin UI, the chat page): the page for `<prefix>/` and every
+ * `<prefix>/*` deep link (the page routes in the browser), the bundle's assets under
+ * `<prefix>/assets/`. Files are read once into memory on the first request that finds them; until
+ * the bundle is built every answer is a 503 saying so.
  */
-export const adminUiRoutes: FastifyPluginAsync<AdminUiOptions> = async (app, options) => {
-  const dir = options.dir ?? DEFAULT_ADMIN_UI_DIR;
+export const staticUiRoutes: FastifyPluginAsync<StaticUiOptions> = async (app, options) => {
+  const { dir, prefix, label } = options;
   let bundle: Bundle | undefined;
 
   async function loadBundle(): Promise<Bundle | undefined> {
@@ -87,24 +94,26 @@ export const adminUiRoutes: FastifyPluginAsync<AdminUiOptions> = async (app, opt
       reply,
       new AppError(
         "service_unavailable",
-        `the admin UI has not been built (no ${path.join(dir, "index.html")}): run \`npm run build\``,
+        `the ${label} has not been built (no ${path.join(dir, "index.html")}): run \`npm run build\``,
       ),
     );
   }
 
   app.addHook("onSend", async (_request, reply, payload) => {
-    for (const [name, value] of Object.entries(ADMIN_UI_SECURITY_HEADERS))
-      reply.header(name, value);
+    for (const [name, value] of Object.entries(UI_SECURITY_HEADERS)) reply.header(name, value);
     return payload;
   });
 
-  app.get("/admin", { schema: { hide: true } }, async (request, reply) => {
+  app.get(prefix, { schema: { hide: true } }, async (request, reply) => {
     const query = request.url.indexOf("?");
-    return reply.redirect(query === -1 ? "/admin/" : `/admin/${request.url.slice(query)}`, 302);
+    return reply.redirect(
+      query === -1 ? `${prefix}/` : `${prefix}/${request.url.slice(query)}`,
+      302,
+    );
   });
 
   app.get<{ Params: { file: string } }>(
-    "/admin/assets/:file",
+    `${prefix}/assets/:file`,
     { schema: { hide: true } },
     async (request, reply) => {
       const loaded = await loadBundle();
@@ -113,7 +122,7 @@ export const adminUiRoutes: FastifyPluginAsync<AdminUiOptions> = async (app, opt
       if (!asset) {
         return sendProblem(
           reply,
-          new AppError("not_found", `no admin UI asset ${request.params.file}`),
+          new AppError("not_found", `no ${label} asset ${request.params.file}`),
         );
       }
       return reply.header("cache-control", IMMUTABLE).type(asset.contentType).send(asset.body);
@@ -121,13 +130,13 @@ export const adminUiRoutes: FastifyPluginAsync<AdminUiOptions> = async (app, opt
   );
 
   app.get<{ Params: { "*": string } }>(
-    "/admin/*",
+    `${prefix}/*`,
     { schema: { hide: true } },
     async (request, reply) => {
       const rest = request.params["*"];
       // A missing asset must not be answered with the page: the browser would run HTML as script.
       if (rest.startsWith("assets/")) {
-        return sendProblem(reply, new AppError("not_found", `no admin UI asset ${rest.slice(7)}`));
+        return sendProblem(reply, new AppError("not_found", `no ${label} asset ${rest.slice(7)}`));
       }
       const loaded = await loadBundle();
       if (!loaded) return notBuilt(reply);

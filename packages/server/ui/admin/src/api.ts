@@ -1,12 +1,10 @@
 /**
- * The admin's session and API access. Only browser-safe parts of @parley/client are imported
- * (request, paginate, errors): the bundle never pulls in the Node webhook helpers.
+ * The admin's session and API access, through @parley/client/browser: the client without its
+ * Node-only webhook helpers, so the bundle pulls in no Node built-in.
  */
-import { NetworkError } from "../../../client/src/errors/network-error.js";
-import { RequestError } from "../../../client/src/errors/request-error.js";
-import { request } from "../../../client/src/request.js";
+import { NetworkError, RequestError, request } from "@parley/client/browser";
 
-export { paginate } from "../../../client/src/paginate.js";
+export { paginate } from "@parley/client/browser";
 export { RequestError };
 
 const TOKEN_KEY = "parley.admin.token";

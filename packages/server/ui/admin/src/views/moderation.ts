@@ -1,11 +1,7 @@
-import type {
-  FlagReviewStatus,
-  Message,
-  ModerationFlag as Flag,
-} from "../../../../client/src/types/api.js";
+import type { FlagReviewStatus, Message, ModerationFlag as Flag } from "@parley/client/browser";
 import { isStatus, paginate } from "../api.js";
 import { link, type View, type ViewContext } from "../context.js";
-import { badge, busy, details, h, replaceChildren, row, table, time } from "../dom.js";
+import { badge, busy, details, h, labelCells, replaceChildren, row, table, time } from "../dom.js";
 import { pagedTable } from "../paged-table.js";
 
 const PAGE_SIZE = 50;
@@ -48,6 +44,18 @@ function reviewButtons(
   return [approve, reject];
 }
 
+/** The flagged text (the API's plain-text excerpt), with where it was posted. */
+function messageCell(flag: Flag): HTMLElement {
+  return h(
+    "div",
+    { class: "flagged" },
+    flag.messageText === null
+      ? h("span", { class: "muted" }, "(the message no longer exists)")
+      : h("q", { class: "excerpt" }, flag.messageText),
+    h("small", { class: "muted" }, `message ${flag.messageId} in room ${flag.roomId}`),
+  );
+}
+
 export const moderationView: View = async (context) => {
   const { root } = context;
   const filter = h(
@@ -67,12 +75,11 @@ export const moderationView: View = async (context) => {
       "Action taken",
       "Review",
       "Message",
-      "Room",
       "Created",
-      "",
+      "Actions",
     ],
     [],
-    { class: "data", id: "flags" },
+    { class: "data responsive", id: "flags" },
   );
   const list = pagedTable<Flag>(flags, {
     emptyText: "Nothing to review.",
@@ -100,8 +107,7 @@ export const moderationView: View = async (context) => {
         badge(flag.band, `band-${flag.band}`),
         badge(flag.status),
         badge(flag.reviewStatus),
-        String(flag.messageId),
-        String(flag.roomId),
+        messageCell(flag),
         time(flag.createdAt),
         h(
           "span",
@@ -111,6 +117,7 @@ export const moderationView: View = async (context) => {
       ],
       { "data-flag-id": flag.id },
     );
+    labelCells(flags, tr);
     return tr;
   }
 

@@ -1,0 +1,72 @@
+import type { Kysely } from "kysely";
+import {
+  findMessageViewRow,
+  listRoomMessageViewRowsAfter,
+  type MessageViewRow,
+} from "../chat/messages-repository.js";
+import {
+  HIDDEN_STATUSES,
+  representMessage,
+  toMessageView,
+  type MessageRepresentation,
+} from "../chat/messages-service.js";
+import type { Database } from "../db/schema.js";
+import { eventData, type MessageCreatedData } from "../events/event-catalogue.js";
+
+/** `data` of a MESSAGE_CREATED frame: the event's data plus the `.full+json` message object. */
+export type MessageFrameData = MessageCreatedData & { message: MessageRepresentation };
+
+/** The message as GET /api/rooms/{roomId}/messages/{messageId} answers `.full+json`. */
+export async function loadFullMessage(
+  db: Kysely<Database>,
+  messageId: number,
+): Promise<MessageRepresentation | undefined> {
+  const row = await findMessageViewRow(db, messageId);
+  return row ? representMessage(toMessageView(row), "full") : undefined;
+}
+
+/**
+ * The visible messages of a room with an id above `after`, oldest first, as MESSAGE_CREATED frame
+ * data built exactly as a live frame's (the same fields, in the same order).
+ */
+export async function messagesAfter(
+  db: Kysely<Database>,
+  roomId: number,
+  after: number,
+  limit: number,
+): Promise<MessageFrameData[]> {
+  const rows = await listRoomMessageViewRowsAfter(db, roomId, {
+    afterId: after,
+    limit,
+    hiddenStatuses: HIDDEN_STATUSES,
+  });
+  return rows.map(toFrameData);
+}
+
+/** The visible messages of a room among `ids`, in id order, as MESSAGE_CREATED frame data. */
+export async function messagesByIds(
+  db: Kysely<Database>,
+  roomId: number,
+  ids: readonly number[],
+): Promise<MessageFrameData[]> {
+  if (ids.length === 0) return [];
+  const rows = await listRoomMessageViewRowsAfter(db, roomId, {
+    ids,
+    hiddenStatuses: HIDDEN_STATUSES,
+  });
+  return rows.map(toFrameData);
+}
+
+function toFrameData(row: MessageViewRow): MessageFrameData {
+  const view = toMessageView(row);
+  return {
+    ...eventData.messageCreated({
+      roomId: view.roomId,
+      messageId: view.id,
+      senderId: view.sender.type === "user" ? view.sender.id : null,
+      createdAt: Number(row.created_at),
+      inboundWebhookId: view.inboundWebhookId,
+    }),
+    message: representMessage(view, "full"),
+  };
+}

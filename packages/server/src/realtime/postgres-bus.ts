@@ -1,0 +1,122 @@
+import { CompiledQuery, sql, type Kysely } from "kysely";
+import type pg from "pg";
+import { channelFor, listenOnChannel, type ChannelListener } from "../db/listen-channel.js";
+import type { Database } from "../db/schema.js";
+import type { EventSpine } from "../events/event-spine.js";
+import type { BusMessage, BusSignal, RealtimeBus } from "./realtime-bus.js";
+import { endsUser, isFollowedEvent } from "./stream-frames.js";
+
+/** The PostgreSQL channel of the live stream (suffixed with the schema outside `public`). */
+export const STREAM_CHANNEL = "parley_stream";
+
+const NOTIFY_SQL = "select pg_notify($1, $2)";
+
+export interface PostgresBusOptions {
+  db: Kysely<Database>;
+  spine: EventSpine;
+  pgConfig: pg.PoolConfig;
+  log: { warn(object: object, message: string): void; info(object: object, message: string): void };
+}
+
+/**
+ * The stream across processes on PostgreSQL.
+ *
+ * Events: a NOTIFY carrying `{event, data}` is sent INSIDE the transaction that emits the event
+ * (a spine hook). PostgreSQL delivers a transaction's notifications only if it commits, and
+ * delivers the notifications of different transactions in commit order, to every listening
+ * session, the sender's own process included. So every process, this one too, learns of every
+ * committed event through one path, in one order: no event rolled back, none out of order.
+ * The price is PostgreSQL's notify lock, taken at each such commit (see docs/realtime.md for the
+ * measured cost on the ingest path). Payloads are small (ids, usernames): the message itself is
+ * loaded by each gateway, once per process.
+ *
+ * Signals: a NOTIFY outside any transaction.
+ *
+ * LISTEN runs on a dedicated connection. When it drops, notifications sent meanwhile are lost: it
+ * reconnects with back-off and reports a gap, and the gateway asks its clients to resume.
+ */
+export function createPostgresBus(options: PostgresBusOptions): RealtimeBus {
+  const { db, spine, log } = options;
+  let listener: ChannelListener | undefined;
+  let removeHook: (() => void) | undefined;
+  /** Ends the wait for the first LISTEN when the bus closes before it ever listened. */
+  let stopWaiting: (() => void) | undefined;
+
+  /** This install's channel, known once the bus has started. */
+  let channel = STREAM_CHANNEL;
+  const notify = (executor: { executeQuery: Kysely<Database>["executeQuery"] }, payload: string) =>
+    executor.executeQuery(CompiledQuery.raw(NOTIFY_SQL, [channel, payload]));
+
+  function listen(onMessage: (message: BusMessage) => void, onGap: () => void): Promise<void> {
+    return new Promise((resolveFirst) => {
+      stopWaiting = resolveFirst;
+      listener = listenOnChannel({
+        pgConfig: options.pgConfig,
+        channel,
+        applicationName: "parley stream listener",
+        name: "stream",
+        onNotify(payload) {
+          const decoded = payload ? decode(payload) : undefined;
+          if (decoded) onMessage(decoded);
+        },
+        onListening(again) {
+          if (again) onGap();
+          resolveFirst();
+        },
+        log,
+      });
+    });
+  }
+
+  return {
+    async start(onMessage, onGap) {
+      const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
+      channel = channelFor(STREAM_CHANNEL, rows[0]?.schema ?? "public");
+      removeHook = spine.onEmitInTransaction(async (trx, event, data) => {
+        if (isFollowedEvent(event))
+          await notify(trx, JSON.stringify({ k: "e", e: event, d: data }));
+        else if (endsUser(event))
+          await notify(trx, JSON.stringify({ k: "u", u: (data as { username: string }).username }));
+      });
+      await listen(onMessage, onGap);
+    },
+    async publish(signal: BusSignal) {
+      await notify(
+        db,
+        JSON.stringify({
+          k: "s",
+          r: signal.roomId,
+          f: signal.from,
+          t: signal.to,
+          p: signal.payload,
+        }),
+      );
+    },
+    async close() {
+      removeHook?.();
+      await listener?.close();
+      stopWaiting?.();
+    },
+  };
+}
+
+function decode(payload: string): BusMessage | undefined {
+  try {
+    const value = JSON.parse(payload) as Record<string, unknown>;
+    if (value.k === "e" && typeof value.e === "string" && isFollowedEvent(value.e))
+      return { kind: "event", event: value.e, data: value.d as { roomId: number } };
+    if (value.k === "u" && typeof value.u === "string")
+      return { kind: "user-ended", username: value.u };
+    if (value.k === "s")
+      return {
+        kind: "signal",
+        roomId: value.r as number,
+        from: value.f as string,
+        to: value.t as string,
+        payload: value.p,
+      };
+  } catch {
+    // Not ours (someone else NOTIFYing on the channel): ignore.
+  }
+  return undefined;
+}

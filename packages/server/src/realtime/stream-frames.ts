@@ -1,0 +1,89 @@
+import type { EventName } from "../events/event-catalogue.js";
+
+/** The WebSocket subprotocol of GET /api/stream (docs/realtime.md). */
+export const STREAM_PROTOCOL = "parley.v1";
+
+/** Close codes of the stream. 4401: no valid auth frame within AUTH_TIMEOUT_MS. */
+export const CLOSE = {
+  unauthorized: 4401,
+  /** Not the parley.v1 subprotocol. */
+  protocolError: 1002,
+  /** The send queue of a slow reader overflowed; reconnect and resume with `after`. */
+  tooSlow: 1013,
+  /** The cross-process feed was interrupted; reconnect and resume with `after`. */
+  serviceRestart: 1012,
+  goingAway: 1001,
+} as const;
+
+/** The contract's 5 s for the first (auth) frame. */
+export const AUTH_TIMEOUT_MS = 5_000;
+
+/** The events a subscribed room's connections receive as `event` frames. */
+export const STREAM_EVENTS = [
+  "MESSAGE_CREATED",
+  "USER_JOINED_ROOM",
+  "USER_LEFT_ROOM",
+  "ROOM_DELETED",
+] as const satisfies readonly EventName[];
+export type StreamEventName = (typeof STREAM_EVENTS)[number];
+
+/** Events that end a user's connections: their tokens stop working. */
+export const USER_ENDING_EVENTS: readonly string[] = ["ADMIN_USER_DISABLED", "ADMIN_USER_DELETED"];
+export function endsUser(event: string): boolean {
+  return USER_ENDING_EVENTS.includes(event);
+}
+
+/** Events the gateway follows: the stream events, and an admin's room deletion (ends subscriptions). */
+export type FollowedEventName = StreamEventName | "ADMIN_ROOM_DELETED";
+const FOLLOWED: readonly string[] = [...STREAM_EVENTS, "ADMIN_ROOM_DELETED"];
+export function isFollowedEvent(event: string): event is FollowedEventName {
+  return FOLLOWED.includes(event);
+}
+
+/** What a client may send. Anything else answers `{"type":"error","code":"invalid_frame"}`. */
+export type ClientFrame =
+  | { type: "auth"; token: string }
+  | { type: "subscribe"; roomId: number; after?: number }
+  | { type: "unsubscribe"; roomId: number }
+  | { type: "signal"; roomId: number; to: string; payload: unknown }
+  | { type: "ping" };
+
+/** Error codes of `{"type":"error"}` frames. */
+export type StreamErrorCode =
+  "forbidden" | "not_in_call" | "invalid_frame" | "signal_too_large" | "internal_error";
+
+const isId = (value: unknown): value is number =>
+  typeof value === "number" && Number.isSafeInteger(value) && value > 0;
+
+/** Parses one text frame; undefined when it is not a frame the protocol knows. */
+export function parseClientFrame(text: string): ClientFrame | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
+  const frame = value as Record<string, unknown>;
+  switch (frame.type) {
+    case "auth":
+      return typeof frame.token === "string" ? { type: "auth", token: frame.token } : undefined;
+    case "subscribe":
+      if (!isId(frame.roomId)) return undefined;
+      if (frame.after === undefined || frame.after === null)
+        return { type: "subscribe", roomId: frame.roomId };
+      if (typeof frame.after !== "number" || !Number.isSafeInteger(frame.after) || frame.after < 0)
+        return undefined;
+      return { type: "subscribe", roomId: frame.roomId, after: frame.after };
+    case "unsubscribe":
+      return isId(frame.roomId) ? { type: "unsubscribe", roomId: frame.roomId } : undefined;
+    case "signal":
+      if (!isId(frame.roomId) || typeof frame.to !== "string" || !("payload" in frame))
+        return undefined;
+      return { type: "signal", roomId: frame.roomId, to: frame.to, payload: frame.payload };
+    case "ping":
+      return { type: "ping" };
+    default:
+      return undefined;
+  }
+}

@@ -1,0 +1,453 @@
+import type { WebSocket } from "ws";
+import type { AppContext } from "../app-context.js";
+import { authenticateRequest } from "../auth/require-role.js";
+import { findLiveRoom } from "../chat/room-access.js";
+import { isMember } from "../chat/rooms-repository.js";
+import { inSameCall } from "./calls-service.js";
+import { loadFullMessage, messagesAfter, messagesByIds } from "./message-frames.js";
+import { presentIn } from "./presence-repository.js";
+import type { PresenceTracker } from "./presence-tracker.js";
+import {
+  MAX_SIGNAL_PAYLOAD_BYTES,
+  type BusEvent,
+  type BusMessage,
+  type RealtimeBus,
+} from "./realtime-bus.js";
+import { prepareTextFrame } from "./prepared-frame.js";
+import { StreamConnection, type Subscription } from "./stream-connection.js";
+import {
+  AUTH_TIMEOUT_MS,
+  CLOSE,
+  parseClientFrame,
+  STREAM_PROTOCOL,
+  type ClientFrame,
+  type StreamErrorCode,
+} from "./stream-frames.js";
+import type { StreamMetrics } from "./stream-metrics.js";
+
+/** Recent MESSAGE_CREATED ids kept per room, in commit order, for resume (see resumePlan). */
+const HISTORY_PER_ROOM = 512;
+/** Rooms whose recent history is kept (least recently active dropped first). */
+const HISTORY_ROOMS = 2_000;
+
+/** How long the ids a resume sent are kept to drop their late live copies. */
+const REPLAYED_MEMORY_MS = 60_000;
+
+interface Prefetched {
+  message?: Awaited<ReturnType<typeof loadFullMessage>>;
+  present?: string[];
+}
+
+export interface StreamGatewayOptions {
+  bus: RealtimeBus;
+  presence: PresenceTracker;
+  metrics: StreamMetrics;
+  log: { warn(object: object, message: string): void };
+  /** Unread bytes a client may have before it is dropped as too slow. Default 4 MiB. */
+  maxBufferedBytes?: number;
+  /** Messages per query when resuming with `after`. */
+  resumePageSize?: number;
+}
+
+/**
+ * The live stream of one process (GET /api/stream, docs/realtime.md): authenticates sockets,
+ * keeps their room subscriptions, and turns what the bus delivers (committed events, in commit
+ * order; signals) into frames. Each room has its own promise chain, so the frames of one room
+ * leave in the order the bus delivered the events even though a MESSAGE_CREATED first loads its
+ * message (once per process, whatever the number of subscribers).
+ */
+export class StreamGateway {
+  private readonly connections = new Set<StreamConnection>();
+  private readonly rooms = new Map<number, Set<StreamConnection>>();
+  private readonly users = new Map<string, Set<StreamConnection>>();
+  private readonly chains = new Map<number, Promise<void>>();
+  /** Per room, the ids of the latest MESSAGE_CREATED events in the order the bus delivered them. */
+  private readonly history = new Map<number, number[]>();
+  private readonly maxBufferedBytes: number;
+  private readonly resumePageSize: number;
+  private pingTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly options: StreamGatewayOptions,
+  ) {
+    this.maxBufferedBytes = options.maxBufferedBytes ?? 4 * 1024 * 1024;
+    this.resumePageSize = options.resumePageSize ?? 500;
+  }
+
+  async start(): Promise<void> {
+    await this.options.bus.start(
+      (message) => this.onBusMessage(message),
+      () => this.restartAll(),
+    );
+    this.pingTimer = setInterval(() => this.pingIdle(), this.ctx.config.streamPingIntervalMs);
+    this.pingTimer.unref();
+  }
+
+  /** Closes every socket (going away) and waits for the frames and presence writes in flight. */
+  async stop(): Promise<void> {
+    clearInterval(this.pingTimer);
+    for (const connection of this.connections)
+      connection.close(CLOSE.goingAway, "server shutting down");
+    for (const connection of [...this.connections]) this.remove(connection);
+    await Promise.all(this.chains.values());
+    await this.options.bus.close();
+  }
+
+  get connectionCount(): number {
+    return this.connections.size;
+  }
+
+  get subscriptionCount(): number {
+    let count = 0;
+    for (const connection of this.connections) count += connection.subscriptions.size;
+    return count;
+  }
+
+  bufferedBytes(): number {
+    let total = 0;
+    for (const connection of this.connections) total += connection.bufferedBytes();
+    return total;
+  }
+
+  /** A new socket: it has AUTH_TIMEOUT_MS to send a valid auth frame. */
+  accept(socket: WebSocket): void {
+    const connection = new StreamConnection(socket, this.maxBufferedBytes, () =>
+      this.options.metrics.slowDropped.inc(),
+    );
+    if (socket.protocol !== STREAM_PROTOCOL) {
+      connection.close(CLOSE.protocolError, `use the ${STREAM_PROTOCOL} subprotocol`);
+      return;
+    }
+    this.connections.add(connection);
+    const authTimer = setTimeout(
+      () => connection.close(CLOSE.unauthorized, "no auth frame within 5 s"),
+      AUTH_TIMEOUT_MS,
+    );
+    // Frames are handled one after the other, so a subscribe's resume finishes before the next.
+    let queue = Promise.resolve();
+    socket.on("message", (data, isBinary) => {
+      connection.alive = true;
+      connection.pinged = false;
+      const text = isBinary ? undefined : data.toString();
+      queue = queue.then(async () => {
+        if (connection.closed) return;
+        const frame = text === undefined ? undefined : parseClientFrame(text);
+        try {
+          if (!connection.principal) {
+            clearTimeout(authTimer);
+            await this.authenticate(connection, frame);
+          } else if (!frame || frame.type === "auth") {
+            this.error(connection, "invalid_frame");
+          } else {
+            await this.handle(connection, frame);
+          }
+        } catch (error) {
+          this.options.log.warn({ err: (error as Error).message }, "stream frame failed");
+          this.error(connection, "internal_error");
+        }
+      });
+    });
+    socket.on("pong", () => {
+      connection.alive = true;
+      connection.pinged = false;
+    });
+    socket.on("close", () => {
+      clearTimeout(authTimer);
+      connection.closed = true;
+      this.remove(connection);
+    });
+    socket.on("error", () => socket.terminate());
+  }
+
+  private async authenticate(connection: StreamConnection, frame: ClientFrame | undefined) {
+    if (!frame || frame.type !== "auth") {
+      connection.close(CLOSE.unauthorized, "the first frame must be {type: auth, token}");
+      return;
+    }
+    try {
+      connection.principal = await authenticateRequest(this.ctx, `Bearer ${frame.token}`);
+    } catch {
+      connection.close(CLOSE.unauthorized, "invalid token");
+      return;
+    }
+    if (connection.closed) return;
+    const { userId, username } = connection.principal;
+    let mine = this.users.get(username);
+    if (!mine) this.users.set(username, (mine = new Set()));
+    mine.add(connection);
+    connection.sendJson({ type: "ready", userId, username });
+  }
+
+  private async handle(connection: StreamConnection, frame: ClientFrame): Promise<void> {
+    switch (frame.type) {
+      case "ping":
+        connection.sendJson({ type: "pong" });
+        return;
+      case "subscribe":
+        return this.subscribe(connection, frame.roomId, frame.after);
+      case "unsubscribe":
+        this.unsubscribe(connection, frame.roomId);
+        return;
+      case "signal":
+        return this.signal(connection, frame.roomId, frame.to, frame.payload);
+    }
+  }
+
+  private error(connection: StreamConnection, code: StreamErrorCode, extra: object = {}) {
+    connection.sendJson({ type: "error", code, ...extra });
+  }
+
+  /**
+   * Gap-free resume: the subscription is registered (holding live frames back) BEFORE the
+   * messages after `after` are read, so a message committed at any moment is either in that read
+   * or among the held-back frames, or both; the held-back copies of resumed messages are dropped.
+   */
+  private async subscribe(connection: StreamConnection, roomId: number, after?: number) {
+    const principal = connection.principal!;
+    if (connection.subscriptions.has(roomId)) this.unsubscribe(connection, roomId);
+    let allowed = false;
+    try {
+      await findLiveRoom(this.ctx.db, roomId);
+      allowed = await isMember(this.ctx.db, roomId, principal.userId);
+    } catch {
+      allowed = false;
+    }
+    if (!allowed) {
+      this.error(connection, "forbidden", { roomId });
+      return;
+    }
+    if (connection.closed) return;
+    const subscription: Subscription = { roomId, pending: [], replayed: undefined };
+    connection.subscriptions.set(roomId, subscription);
+    let subscribers = this.rooms.get(roomId);
+    if (!subscribers) this.rooms.set(roomId, (subscribers = new Set()));
+    subscribers.add(connection);
+
+    await this.options.presence.connect(roomId, principal);
+    const present = await presentIn(this.ctx.db, roomId);
+    connection.sendJson({ type: "subscribed", roomId, present });
+    if (after !== undefined) {
+      const replayed = new Set<number>();
+      subscription.replayed = replayed;
+      const plan = this.resumePlan(roomId, after);
+      const sendAll = (page: Array<{ messageId: number }>) => {
+        for (const data of page) {
+          if (plan.seen.has(data.messageId) || replayed.has(data.messageId)) continue;
+          replayed.add(data.messageId);
+          connection.sendJson({ type: "event", event: "MESSAGE_CREATED", roomId, data });
+        }
+      };
+      sendAll(await messagesByIds(this.ctx.db, roomId, plan.committedLater));
+      let cursor = after;
+      for (;;) {
+        if (connection.closed || connection.subscriptions.get(roomId) !== subscription) return;
+        const page = await messagesAfter(this.ctx.db, roomId, cursor, this.resumePageSize);
+        sendAll(page);
+        if (page.length < this.resumePageSize) break;
+        cursor = page[page.length - 1]!.messageId;
+      }
+    }
+    const pending = subscription.pending ?? [];
+    subscription.pending = undefined;
+    for (const held of pending) {
+      if (held.messageId !== undefined && subscription.replayed?.delete(held.messageId)) continue;
+      connection.send(held.frame);
+    }
+    // A notification is late by milliseconds, not a minute: then the remaining ids are forgotten.
+    if (subscription.replayed)
+      setTimeout(() => (subscription.replayed = undefined), REPLAYED_MEMORY_MS).unref();
+  }
+
+  /**
+   * What a resume from `after` (the last message the client received) must add to, and take from,
+   * "every message with a larger id". On PostgreSQL ids are drawn before commit, so two posts into
+   * one room can commit in the opposite order of their ids: a client that got 11 and then lost its
+   * connection before 10 arrived resumes with after = 11, and 10 would be missed; one that got 11
+   * and then 10 resumes with after = 10, and 11 would come twice. The ids the bus delivered right
+   * around `after` (every process sees the same commit order) settle both: later-committed smaller
+   * ids are added, earlier-committed larger ones skipped. An `after` older than the kept history
+   * falls back to the plain id comparison.
+   */
+  private resumePlan(
+    roomId: number,
+    after: number,
+  ): { committedLater: number[]; seen: Set<number> } {
+    const recent = this.history.get(roomId) ?? [];
+    const at = recent.lastIndexOf(after);
+    if (at < 0) return { committedLater: [], seen: new Set() };
+    return {
+      committedLater: recent.slice(at + 1).filter((id) => id < after),
+      seen: new Set(recent.slice(0, at).filter((id) => id > after)),
+    };
+  }
+
+  private remember(roomId: number, messageId: number): void {
+    let recent = this.history.get(roomId);
+    if (recent) this.history.delete(roomId);
+    else recent = [];
+    recent.push(messageId);
+    if (recent.length > HISTORY_PER_ROOM) recent.splice(0, recent.length - HISTORY_PER_ROOM);
+    this.history.set(roomId, recent);
+    if (this.history.size > HISTORY_ROOMS) this.history.delete(this.history.keys().next().value!);
+  }
+
+  private unsubscribe(connection: StreamConnection, roomId: number): void {
+    if (!connection.subscriptions.delete(roomId)) return;
+    const subscribers = this.rooms.get(roomId);
+    subscribers?.delete(connection);
+    if (subscribers?.size === 0) this.rooms.delete(roomId);
+    void this.options.presence.disconnect(roomId, connection.principal!.userId);
+  }
+
+  private async signal(connection: StreamConnection, roomId: number, to: string, payload: unknown) {
+    const from = connection.principal!.username;
+    if (!(await inSameCall(this.ctx.db, roomId, from, to))) {
+      this.error(connection, "not_in_call", { roomId });
+      return;
+    }
+    const size = Buffer.byteLength(JSON.stringify(payload ?? null));
+    if (size > MAX_SIGNAL_PAYLOAD_BYTES) {
+      this.error(connection, "signal_too_large", { roomId, limit: MAX_SIGNAL_PAYLOAD_BYTES });
+      return;
+    }
+    await this.options.bus.publish({ kind: "signal", roomId, from, to, payload });
+  }
+
+  private remove(connection: StreamConnection): void {
+    if (!this.connections.delete(connection)) return;
+    for (const roomId of [...connection.subscriptions.keys()]) this.unsubscribe(connection, roomId);
+    const principal = connection.principal;
+    if (principal) {
+      const mine = this.users.get(principal.username);
+      mine?.delete(connection);
+      if (mine?.size === 0) this.users.delete(principal.username);
+    }
+  }
+
+  private onBusMessage(message: BusMessage): void {
+    if (message.kind === "user-ended") {
+      // Disabled or deleted: its token no longer works, so neither does a connection it opened.
+      for (const connection of [...(this.users.get(message.username) ?? [])])
+        connection.close(CLOSE.unauthorized, "the user was disabled or deleted");
+      return;
+    }
+    if (message.kind === "signal") {
+      const frame = JSON.stringify({
+        type: "signal",
+        roomId: message.roomId,
+        from: message.from,
+        payload: message.payload,
+      });
+      for (const connection of this.users.get(message.to) ?? []) connection.send(frame);
+      return;
+    }
+    const roomId = message.data.roomId;
+    if (message.event === "MESSAGE_CREATED")
+      this.remember(roomId, message.data.messageId as number);
+    // What a frame needs from the database is fetched at once, in parallel with the frames ahead
+    // of it; only sending waits for them. (Loading one message after another capped a room at one
+    // database round trip per message, which a busy PostgreSQL made slower than 200 messages/s.)
+    const prefetched = this.rooms.has(roomId) ? this.prefetch(message) : undefined;
+    prefetched?.catch(() => {});
+    const previous = this.chains.get(roomId) ?? Promise.resolve();
+    const next = previous
+      .then(() => this.deliver(message, prefetched))
+      .catch((error: unknown) =>
+        this.options.log.warn({ err: (error as Error).message, roomId }, "stream event failed"),
+      );
+    this.chains.set(roomId, next);
+    void next.then(() => {
+      if (this.chains.get(roomId) === next) this.chains.delete(roomId);
+    });
+  }
+
+  private async prefetch({ event, data }: BusEvent): Promise<Prefetched> {
+    if (event === "MESSAGE_CREATED")
+      return { message: await loadFullMessage(this.ctx.db, data.messageId as number) };
+    if ((event === "USER_JOINED_ROOM" || event === "USER_LEFT_ROOM") && data.via === "presence")
+      return { present: await presentIn(this.ctx.db, data.roomId) };
+    return {};
+  }
+
+  private async deliver(
+    { event, data }: BusEvent,
+    prefetched: Promise<Prefetched> | undefined,
+  ): Promise<void> {
+    const roomId = data.roomId;
+    this.options.metrics.events.inc({ event });
+    if (!this.rooms.has(roomId)) return;
+    if (event === "ADMIN_ROOM_DELETED") {
+      this.dropRoom(roomId);
+      return;
+    }
+    const fetched = await (prefetched ?? this.prefetch({ kind: "event", event, data }));
+    let frameData: object = data;
+    let messageId: number | undefined;
+    if (event === "MESSAGE_CREATED") {
+      messageId = data.messageId as number;
+      const message = fetched.message;
+      if (!message) return;
+      frameData = { ...data, message };
+    }
+    this.broadcast(
+      roomId,
+      JSON.stringify({ type: "event", event, roomId, data: frameData }),
+      messageId,
+    );
+    if ((event === "USER_JOINED_ROOM" || event === "USER_LEFT_ROOM") && data.via === "presence") {
+      const present = fetched.present ?? (await presentIn(this.ctx.db, roomId));
+      this.broadcast(roomId, JSON.stringify({ type: "presence", roomId, present }));
+    }
+    if (event === "USER_LEFT_ROOM" && data.via === "membership") {
+      // No longer a member: its subscriptions to the room end.
+      for (const connection of this.users.get(data.username as string) ?? [])
+        if (connection.subscriptions.has(roomId)) {
+          this.unsubscribe(connection, roomId);
+          this.error(connection, "forbidden", { roomId });
+        }
+    }
+    if (event === "ROOM_DELETED") this.dropRoom(roomId);
+  }
+
+  private broadcast(roomId: number, text: string, messageId?: number): void {
+    const subscribers = this.rooms.get(roomId);
+    if (!subscribers) return;
+    const frame = subscribers.size > 1 ? prepareTextFrame(text) : text;
+    let sent = 0;
+    for (const connection of subscribers) {
+      connection.sendRoomFrame(roomId, frame, messageId);
+      sent++;
+    }
+    this.options.metrics.framesSent.inc(sent);
+  }
+
+  private dropRoom(roomId: number): void {
+    for (const connection of [...(this.rooms.get(roomId) ?? [])])
+      this.unsubscribe(connection, roomId);
+  }
+
+  /** The bus may have lost events: every client reconnects and resumes with `after`. */
+  private restartAll(): void {
+    for (const connection of [...this.connections])
+      connection.close(CLOSE.serviceRestart, "the event feed was interrupted; resume with after");
+  }
+
+  /** Pings sockets that sent nothing since the last tick; drops those that did not answer it. */
+  private pingIdle(): void {
+    for (const connection of [...this.connections]) {
+      if (connection.closed) continue;
+      if (connection.alive) {
+        connection.alive = false;
+        continue;
+      }
+      if (connection.pinged) {
+        this.options.metrics.deadDropped.inc();
+        connection.socket.terminate();
+        continue;
+      }
+      connection.pinged = true;
+      connection.socket.ping();
+    }
+  }
+}

@@ -1,0 +1,397 @@
+import {
+  EVENT_NAMES,
+  WEBHOOK_TEST,
+  type DeliverableEvent,
+  type DeliveryDetail,
+  type DeliveryStatus,
+  type DeliverySummary,
+  type Webhook,
+} from "@parley/client/browser";
+import { isStatus, paginate } from "../api.js";
+import { link, type View, type ViewContext } from "../context.js";
+import { badge, busy, details, h, replaceChildren, row, table, time } from "../dom.js";
+import { pagedTable } from "../paged-table.js";
+import { recoverPanel, rotateSecretPanel } from "./endpoint-operations.js";
+import { headerTabs } from "./header-tabs.js";
+import { disabledBecause, healthDetails, stateBadge } from "./webhook-health.js";
+import { notModified, pollWhileShown } from "../poll.js";
+import {
+  deleteButton,
+  enterpriseNotice,
+  takeRevealedSecret,
+  testButton,
+  toggleButton,
+  webhookForm,
+} from "./webhooks.js";
+
+const STATUSES: DeliveryStatus[] = ["PENDING", "SUCCESS", "FAILED", "EXHAUSTED"];
+const LOG_EVENTS: DeliverableEvent[] = [...EVENT_NAMES, WEBHOOK_TEST];
+const PAGE_SIZE = 25;
+
+/** Loads a webhook for a page; renders why not when it cannot. */
+export async function loadWebhook(context: ViewContext, id: number): Promise<Webhook | undefined> {
+  try {
+    const { data } = await context.api("GET /api/admin/webhooks/{id}", { id });
+    return data;
+  } catch (error) {
+    if (isStatus(error, 403, "enterprise_required")) {
+      context.root.append(enterpriseNotice());
+      return undefined;
+    }
+    const message = isStatus(error, 404) ? `There is no webhook ${id}.` : context.fail(error);
+    if (message !== undefined) context.root.append(h("p", { class: "error" }, message));
+    return undefined;
+  }
+}
+
+/** The delivery log's filters, read from and written to the page address (`?status=&event=`). */
+interface LogFilters {
+  status: DeliveryStatus | "";
+  event: DeliverableEvent | "";
+}
+
+function filtersFromUrl(): LogFilters {
+  const query = new URLSearchParams(location.search);
+  const status = query.get("status") ?? "";
+  const event = query.get("event") ?? "";
+  return {
+    status: (STATUSES as string[]).includes(status) ? (status as DeliveryStatus) : "",
+    event: (LOG_EVENTS as string[]).includes(event) ? (event as DeliverableEvent) : "",
+  };
+}
+
+function filtersToUrl(filters: LogFilters): void {
+  const query = new URLSearchParams();
+  if (filters.status !== "") query.set("status", filters.status);
+  if (filters.event !== "") query.set("event", filters.event);
+  const search = query.size > 0 ? `?${query}` : "";
+  // Replace, not push: each filter change is not a page of its own in the history.
+  if (search !== location.search) history.replaceState(null, "", `${location.pathname}${search}`);
+}
+
+export const webhookDetailView: View = async (context, [idText]) => {
+  const id = Number(idText);
+  const { root } = context;
+  root.append(h("p", { class: "crumbs" }, link("/admin/webhooks", "← Outbound webhooks")));
+  const webhook = await loadWebhook(context, id);
+  if (!webhook) return;
+
+  const reload = (): void => context.navigate(`/admin/webhooks/${id}`);
+  const log = h("div", { id: "delivery-log" });
+  const edit = h(
+    "details",
+    { class: "edit", id: "edit-endpoint" },
+    h("summary", null, "Edit endpoint"),
+    webhookForm(context, webhook),
+  );
+  root.append(h("h1", null, webhook.name));
+  const reveal = takeRevealedSecret(webhook.id);
+  if (reveal) root.append(reveal);
+  const because = disabledBecause(webhook);
+  if (because !== null)
+    root.append(h("p", { class: "banner", id: "disabled-reason", role: "note" }, because));
+  root.append(
+    details([
+      ["URL", h("code", { class: "url" }, webhook.url)],
+      [
+        "Events",
+        h(
+          "ul",
+          { class: "tags" },
+          webhook.events.map((e) => h("li", null, e)),
+        ),
+      ],
+      [
+        "State",
+        webhook.enabled || webhook.disabledAt === null
+          ? [stateBadge(webhook)]
+          : [stateBadge(webhook), " since ", time(webhook.disabledAt)],
+      ],
+      ["Signature scheme", h("code", null, webhook.signatureScheme)],
+      [
+        "Rooms",
+        webhook.roomIds === null ? "every room" : webhook.roomIds.map((r) => `#${r}`).join(", "),
+      ],
+      [
+        "Custom headers",
+        Object.keys(webhook.headers).length === 0
+          ? "none"
+          : h(
+              "ul",
+              { class: "tags" },
+              Object.entries(webhook.headers).map(([name, masked]) =>
+                h("li", null, `${name}: ${masked}`),
+              ),
+            ),
+      ],
+      [
+        "Rate cap",
+        webhook.maxDeliveriesPerSecond === null
+          ? "none"
+          : `${webhook.maxDeliveriesPerSecond} per second`,
+      ],
+      ["Created", time(webhook.createdAt)],
+      ["Updated", time(webhook.updatedAt)],
+    ]),
+    h(
+      "div",
+      { class: "actions" },
+      toggleButton(context, webhook, reload),
+      testButton(context, webhook, () => void showLog()),
+      deleteButton(context, webhook, () => context.navigate("/admin/webhooks")),
+    ),
+    h("h2", null, "Health"),
+    healthDetails(webhook),
+    edit,
+    rotateSecretPanel(context, webhook),
+    recoverPanel(context, webhook),
+    h("h2", null, "Delivery log"),
+    log,
+  );
+
+  const initial = filtersFromUrl();
+  const statusFilter = h(
+    "select",
+    { id: "delivery-status", name: "status" },
+    h("option", { value: "" }, "All statuses"),
+    STATUSES.map((status) =>
+      h("option", { value: status, selected: status === initial.status }, status),
+    ),
+  );
+  const eventFilter = h(
+    "select",
+    { id: "delivery-event", name: "event" },
+    h("option", { value: "" }, "All events"),
+    LOG_EVENTS.map((event) =>
+      h("option", { value: event, selected: event === initial.event }, event),
+    ),
+  );
+  const refresh = h("button", { type: "button", class: "secondary" }, "Refresh");
+  const live = h(
+    "span",
+    { class: "live muted", id: "log-live" },
+    "Updates live as deliveries are attempted.",
+  );
+  const deliveries = table(
+    ["Delivery", "Event", "Status", "Attempts", "Last response", "Created", "Next attempt"],
+    [],
+    { class: "data responsive", id: "deliveries" },
+  );
+  const list = pagedTable<DeliverySummary>(deliveries, {
+    emptyText: "No deliveries match.",
+    rowOf: (delivery) => deliveryRow(id, delivery),
+    keyOf: (delivery) => String(delivery.id),
+    fail: (error) => context.fail(error),
+  });
+  replaceChildren(
+    log,
+    h(
+      "form",
+      { class: "toolbar", role: "search", "aria-label": "Filter deliveries" },
+      h("span", { class: "field" }, h("label", { for: "delivery-status" }, "Status"), statusFilter),
+      h("span", { class: "field" }, h("label", { for: "delivery-event" }, "Event"), eventFilter),
+      refresh,
+      live,
+    ),
+    ...list.parts,
+  );
+
+  const filters = (): LogFilters => ({
+    status: statusFilter.value as LogFilters["status"],
+    event: eventFilter.value as LogFilters["event"],
+  });
+  const query = (filter: LogFilters) => ({
+    id,
+    limit: PAGE_SIZE,
+    ...(filter.status === "" ? {} : { status: filter.status }),
+    ...(filter.event === "" ? {} : { event: filter.event }),
+  });
+  let etag: string | undefined;
+
+  /** Starts the log again from the newest delivery, with the filters in effect. */
+  function showLog(): Promise<void> {
+    const filter = filters();
+    filtersToUrl(filter);
+    etag = undefined;
+    const pages = paginate(context.api, "GET /api/admin/webhooks/{id}/deliveries", query(filter));
+    return busy(refresh, () => list.show(pages));
+  }
+
+  statusFilter.addEventListener("change", () => void showLog());
+  eventFilter.addEventListener("change", () => void showLog());
+  refresh.addEventListener("click", () => void showLog());
+  await showLog();
+
+  // Live: ask for the first page again every second; the ETag makes an unchanged answer a 304.
+  pollWhileShown(
+    root,
+    async () => {
+      const filter = filters();
+      try {
+        const { data, headers } = await context.api("GET /api/admin/webhooks/{id}/deliveries", {
+          ...query(filter),
+          headers: etag === undefined ? {} : { "if-none-match": etag },
+        });
+        if (filter.status !== filters().status || filter.event !== filters().event) return;
+        etag = headers.etag;
+        list.merge(data.items);
+      } catch (error) {
+        if (!notModified(error)) throw error;
+      }
+    },
+    (error) => !isStatus(error, 401) || context.fail(error) !== undefined,
+  );
+};
+
+function deliveryRow(webhookId: number, delivery: DeliverySummary): HTMLTableRowElement {
+  return row(
+    [
+      link(`/admin/webhooks/${webhookId}/deliveries/${delivery.id}`, `#${delivery.id}`),
+      h("code", null, delivery.event),
+      badge(delivery.status),
+      String(delivery.attempts),
+      delivery.lastResponseStatus === null ? "—" : String(delivery.lastResponseStatus),
+      time(delivery.createdAt),
+      time(delivery.nextAttemptAt),
+    ],
+    { "data-delivery-id": delivery.id, "data-status": delivery.status },
+  );
+}
+
+export const deliveryView: View = async (context, [webhookIdText, deliveryIdText]) => {
+  const webhookId = Number(webhookIdText);
+  const deliveryId = Number(deliveryIdText);
+  const { root } = context;
+  root.append(
+    h("p", { class: "crumbs" }, link(`/admin/webhooks/${webhookId}`, "← Webhook and delivery log")),
+  );
+  const ids = { id: webhookId, deliveryId };
+  let delivery: DeliveryDetail;
+  let etag: string | undefined;
+  try {
+    const answer = await context.api("GET /api/admin/webhooks/{id}/deliveries/{deliveryId}", ids);
+    delivery = answer.data;
+    etag = answer.headers.etag;
+  } catch (error) {
+    if (isStatus(error, 403, "enterprise_required")) {
+      root.append(enterpriseNotice());
+      return;
+    }
+    const message = isStatus(error, 404)
+      ? `There is no delivery ${deliveryId} of webhook ${webhookId}.`
+      : context.fail(error);
+    if (message !== undefined) root.append(h("p", { class: "error" }, message));
+    return;
+  }
+
+  const redeliver = h("button", { type: "button" }, "Redeliver");
+  redeliver.addEventListener("click", () =>
+    busy(redeliver, async () => {
+      try {
+        const { data } = await context.api(
+          "POST /api/admin/webhooks/{id}/deliveries/{deliveryId}/redeliver",
+          ids,
+        );
+        context.flash(
+          `Delivery ${deliveryId} queued again as delivery ${data.deliveryId}, with the same body.`,
+        );
+        context.navigate(`/admin/webhooks/${webhookId}/deliveries/${data.deliveryId}`);
+      } catch (error) {
+        const message = context.fail(error);
+        if (message !== undefined) context.flash(message, "error");
+      }
+    }),
+  );
+
+  const summary = h("div", { id: "delivery-summary" });
+  const attempts = h("div", { id: "delivery-attempts" });
+  const headers = h("div", { id: "delivery-headers" });
+  const draw = (current: DeliveryDetail): void => {
+    replaceChildren(
+      summary,
+      details([
+        ["Event", h("code", null, current.event)],
+        ["Status", h("span", { id: "delivery-status-badge" }, badge(current.status))],
+        ["Attempts", String(current.attempts)],
+        [
+          "Last response",
+          current.lastResponseStatus === null ? "—" : String(current.lastResponseStatus),
+        ],
+        ["Created", time(current.createdAt)],
+        ["Updated", time(current.updatedAt)],
+        ["Next attempt", time(current.nextAttemptAt)],
+      ]),
+    );
+    replaceChildren(
+      attempts,
+      current.attemptHistory.length === 0
+        ? h("p", { class: "empty" }, "No attempt yet.")
+        : table(
+            ["Attempt", "Started", "Duration", "Response", "Error", "Response body"],
+            current.attemptHistory.map((attempt) =>
+              row([
+                String(attempt.attempt),
+                time(attempt.startedAt),
+                `${attempt.durationMs} ms`,
+                attempt.responseStatus === null ? "—" : String(attempt.responseStatus),
+                attempt.error === null ? "—" : h("span", { class: "error-text" }, attempt.error),
+                attempt.responseBody === null || attempt.responseBody === ""
+                  ? "—"
+                  : h("pre", { class: "body" }, attempt.responseBody),
+              ]),
+            ),
+            { class: "data responsive", id: "attempts" },
+          ),
+    );
+    const focused = headers.contains(document.activeElement) ? document.activeElement!.id : "";
+    replaceChildren(
+      headers,
+      current.attemptHistory.length === 0
+        ? h("p", { class: "empty" }, "No attempt yet.")
+        : current.attemptHistory
+            .slice()
+            .reverse()
+            .map((attempt) => headerTabs(attempt)),
+    );
+    if (focused !== "") document.getElementById(focused)?.focus();
+  };
+  draw(delivery);
+
+  root.append(
+    h("h1", null, `Delivery ${delivery.id}`),
+    summary,
+    h("div", { class: "actions" }, redeliver),
+    h("h2", null, "Payload"),
+    h(
+      "pre",
+      { class: "json", id: "payload", tabindex: 0 },
+      JSON.stringify(delivery.payload, null, 2),
+    ),
+    h("h2", null, "Attempts"),
+    attempts,
+    h("h2", null, "Headers"),
+    headers,
+  );
+
+  // Live until the delivery is settled: SUCCESS, or EXHAUSTED (no attempt is left).
+  const settled = (d: DeliveryDetail) => d.status === "SUCCESS" || d.status === "EXHAUSTED";
+  if (settled(delivery)) return;
+  pollWhileShown(
+    root,
+    async () => {
+      try {
+        const answer = await context.api("GET /api/admin/webhooks/{id}/deliveries/{deliveryId}", {
+          ...ids,
+          headers: etag === undefined ? {} : { "if-none-match": etag },
+        });
+        etag = answer.headers.etag;
+        draw(answer.data);
+        return !settled(answer.data);
+      } catch (error) {
+        if (notModified(error)) return true;
+        throw error;
+      }
+    },
+    (error) => !isStatus(error, 401) || context.fail(error) !== undefined,
+  );
+};

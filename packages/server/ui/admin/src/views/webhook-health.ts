@@ -1,0 +1,113 @@
+import type { Webhook } from "@parley/client/browser";
+import { link } from "../context.js";
+import { badge, details, h, time } from "../dom.js";
+
+/** Why an endpoint is not sending, or that it is: one badge per state, not one green for all. */
+export function stateBadge(webhook: Webhook): HTMLSpanElement {
+  if (webhook.enabled) return badge("enabled");
+  switch (webhook.disabledReason) {
+    case "auto_failing":
+      return badge("auto-disabled: failing", "auto-failing");
+    case "gone":
+      return badge("auto-disabled: 410 Gone", "gone");
+    default:
+      return badge("disabled");
+  }
+}
+
+/** `97.5%` of the last 24 hours' attempts succeeded, or a dash without attempts. */
+export function successRate(webhook: Webhook): string {
+  const rate = webhook.health.successRate24h;
+  if (rate === null) return "—";
+  return `${(Math.floor(rate * 1000) / 10).toFixed(1)}%`;
+}
+
+/** The list's health cell: the success rate over 24 h, its attempts, and the last error. */
+export function healthCell(webhook: Webhook): HTMLElement {
+  const health = webhook.health;
+  const rate = health.successRate24h;
+  const kind = rate === null ? "none" : rate >= 0.99 ? "good" : rate >= 0.9 ? "fair" : "poor";
+  return h(
+    "span",
+    { class: "health" },
+    h(
+      "span",
+      { class: `rate rate-${kind}` },
+      rate === null ? "no attempts in 24 h" : `${successRate(webhook)} ok`,
+    ),
+    rate === null ? null : h("span", { class: "muted" }, ` of ${health.attempts24h} in 24 h`),
+    health.lastError === null || health.consecutiveFailures === 0
+      ? null
+      : h("span", { class: "last-error", title: health.lastError }, health.lastError),
+  );
+}
+
+/** The endpoint page's health block. */
+export function healthDetails(webhook: Webhook): HTMLDListElement {
+  const health = webhook.health;
+  return details([
+    [
+      "Success rate (24 h)",
+      health.successRate24h === null
+        ? "no attempts in the last 24 hours"
+        : `${successRate(webhook)} of ${health.attempts24h} attempts`,
+    ],
+    [
+      "Latency (24 h)",
+      health.p50LatencyMs24h === null
+        ? "—"
+        : `p50 ${health.p50LatencyMs24h} ms · p95 ${health.p95LatencyMs24h ?? "—"} ms`,
+    ],
+    ["Last success", time(health.lastSuccessAt)],
+    ["Last failure", time(health.lastFailureAt)],
+    [
+      "Last error",
+      health.lastError === null ? "—" : h("span", { class: "error-text" }, health.lastError),
+    ],
+    ["Failures in a row", String(health.consecutiveFailures)],
+  ]);
+}
+
+/** What Parley did and why, for an endpoint it disabled itself. */
+export function disabledBecause(webhook: Webhook): string | null {
+  if (webhook.enabled) return null;
+  if (webhook.disabledReason === "gone")
+    return "Parley disabled it: the receiver answered 410 Gone. Check the URL, then enable it.";
+  if (webhook.disabledReason === "auto_failing")
+    return "Parley disabled it: its deliveries kept failing. Fix the receiver, then enable it; its held deliveries go out.";
+  return null;
+}
+
+/** A banner over the list when Parley disabled endpoints by itself, with a link to each. */
+export function autoDisabledBanner(webhooks: readonly Webhook[]): HTMLElement | null {
+  const off = webhooks.filter(
+    (w) => !w.enabled && (w.disabledReason === "auto_failing" || w.disabledReason === "gone"),
+  );
+  if (off.length === 0) return null;
+  return h(
+    "section",
+    { class: "banner", id: "auto-disabled", "aria-labelledby": "auto-disabled-title" },
+    h(
+      "h2",
+      { id: "auto-disabled-title" },
+      off.length === 1
+        ? "1 endpoint was disabled by Parley"
+        : `${off.length} endpoints were disabled by Parley`,
+    ),
+    h(
+      "ul",
+      null,
+      off.map((w) =>
+        h(
+          "li",
+          null,
+          link(`/admin/webhooks/${w.id}`, w.name),
+          w.disabledReason === "gone"
+            ? ": the receiver answered 410 Gone"
+            : ": its deliveries kept failing",
+          w.disabledAt === null ? null : [" (", time(w.disabledAt), ")"],
+        ),
+      ),
+    ),
+  );
+}

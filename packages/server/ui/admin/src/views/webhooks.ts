@@ -1,0 +1,642 @@
+import {
+  EVENT_NAMES,
+  type EventSubscription,
+  type EventType,
+  type SignatureScheme,
+  type UpdateWebhookParams,
+  type Webhook,
+} from "@parley/client/browser";
+import { isStatus, paginate } from "../api.js";
+import { clearError, errorBox, link, showError, type View, type ViewContext } from "../context.js";
+import { busy, confirmButton, copyField, h, replaceChildren, row, table, time } from "../dom.js";
+import { autoDisabledBanner, healthCell, stateBadge } from "./webhook-health.js";
+
+/**
+ * A secret just set on an endpoint (create, or a new one on edit). Kept in memory only, for the
+ * one page shown next: the API never returns a secret, so this is the only time it can be copied.
+ */
+let revealed:
+  | { webhookId: number; name: string; secret: string; previousExpiresAt?: string | null }
+  | undefined;
+
+/** Keeps a secret just set (by a rotation) for the next page, which shows it once. */
+export function revealSecret(
+  webhookId: number,
+  name: string,
+  secret: string,
+  previousExpiresAt: string | null,
+): void {
+  revealed = { webhookId, name, secret, previousExpiresAt };
+}
+
+/** The reveal panel for `webhookId`, if its secret was just set; shown once. */
+export function takeRevealedSecret(webhookId?: number): HTMLElement | null {
+  if (!revealed || (webhookId !== undefined && revealed.webhookId !== webhookId)) return null;
+  const { name, secret, previousExpiresAt } = revealed;
+  revealed = undefined;
+  const panel = h(
+    "section",
+    { class: "reveal", id: "secret-reveal", "aria-labelledby": "secret-reveal-title" },
+    h("h2", { id: "secret-reveal-title" }, `Signing secret of “${name}”`),
+    h(
+      "p",
+      { class: "warning" },
+      "This is the only time the secret is shown: copy it now and store it with the receiver, ",
+      "which needs it to verify each delivery's X-Webhook-Signature-256. Parley never shows it again; ",
+      "if it is lost, set a new one by editing the endpoint.",
+    ),
+    copyField("webhook-secret-value", "Secret", secret),
+    previousExpiresAt === undefined
+      ? null
+      : h(
+          "p",
+          { id: "previous-secret-expiry" },
+          previousExpiresAt === null
+            ? "The previous secret stopped signing at once."
+            : [
+                "The previous secret also signs every delivery until ",
+                time(previousExpiresAt),
+                ": deploy the new one to the receiver before then.",
+              ],
+        ),
+  );
+  const done = h("button", { type: "button", class: "secondary" }, "I have stored it");
+  done.addEventListener("click", () => panel.remove());
+  panel.append(h("div", { class: "buttons" }, done));
+  return panel;
+}
+
+/** `whsec_` and 32 random bytes in base64url, as `parley webhooks create` generates. */
+function generateSecret(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  const base64 = btoa(String.fromCharCode(...bytes));
+  return `whsec_${base64.replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")}`;
+}
+
+/** The Community edition answers 403 enterprise_required on every outbound webhook route. */
+export function enterpriseNotice(): HTMLElement {
+  return h(
+    "div",
+    { class: "notice", id: "enterprise-required", role: "note" },
+    h("h2", null, "Outbound webhooks need the Enterprise edition"),
+    h(
+      "p",
+      null,
+      "This server runs the Community edition, where outbound webhooks are turned off. ",
+      "Inbound webhooks work in every edition. Set ",
+      h("code", null, "PARLEY_EDITION=enterprise"),
+      " to use outbound webhooks.",
+    ),
+  );
+}
+
+/** Enable/disable for one webhook; `done` runs with the updated webhook. */
+export function toggleButton(
+  context: ViewContext,
+  webhook: Webhook,
+  done: (updated: Webhook) => void,
+): HTMLButtonElement {
+  const button = h(
+    "button",
+    { type: "button", class: "secondary" },
+    webhook.enabled ? "Disable" : "Enable",
+  );
+  button.addEventListener("click", () =>
+    busy(button, async () => {
+      try {
+        const { data } = await context.api("PATCH /api/admin/webhooks/{id}", {
+          id: webhook.id,
+          data: { enabled: !webhook.enabled },
+        });
+        context.flash(`Webhook “${data.name}” ${data.enabled ? "enabled" : "disabled"}.`);
+        done(data);
+      } catch (error) {
+        const message = context.fail(error);
+        if (message !== undefined) context.flash(message, "error");
+      }
+    }),
+  );
+  return button;
+}
+
+/** Queues a WEBHOOK_TEST delivery to one webhook. */
+export function testButton(
+  context: ViewContext,
+  webhook: Webhook,
+  done?: (deliveryId: number) => void,
+): HTMLButtonElement {
+  const button = h("button", { type: "button", class: "secondary" }, "Send test event");
+  button.addEventListener("click", () =>
+    busy(button, async () => {
+      try {
+        const { data } = await context.api("POST /api/admin/webhooks/{id}/test", {
+          id: webhook.id,
+        });
+        context.flash(`Test event queued for “${webhook.name}” as delivery ${data.deliveryId}.`);
+        done?.(data.deliveryId);
+      } catch (error) {
+        const message = context.fail(error);
+        if (message !== undefined) context.flash(message, "error");
+      }
+    }),
+  );
+  return button;
+}
+
+export function deleteButton(
+  context: ViewContext,
+  webhook: Webhook,
+  done: () => void,
+): HTMLSpanElement {
+  return confirmButton(
+    "Delete",
+    "Delete this webhook and drop its queued deliveries?",
+    async () => {
+      try {
+        await context.api("DELETE /api/admin/webhooks/{id}", { id: webhook.id });
+        context.flash(`Webhook “${webhook.name}” deleted.`);
+        done();
+      } catch (error) {
+        const message = context.fail(error);
+        if (message !== undefined) context.flash(message, "error");
+      }
+    },
+  );
+}
+
+/** The subscribed events as tags: a few by name, then how many more. */
+function eventTags(events: readonly string[]): HTMLElement {
+  if (events.includes("*")) return h("span", { class: "muted" }, "all events, later ones too");
+  if (events.length === EVENT_NAMES.length) return h("span", { class: "muted" }, "all events");
+  const shown = events.length > 3 ? events.slice(0, 2) : events;
+  return h(
+    "ul",
+    { class: "tags", title: events.join(", ") },
+    shown.map((event) => h("li", null, event)),
+    shown.length < events.length ? h("li", { class: "more" }, `+${events.length - 2} more`) : null,
+  );
+}
+
+export const webhooksView: View = async (context) => {
+  const { root } = context;
+  root.append(
+    h("h1", null, "Outbound webhooks"),
+    h("p", { class: "crumbs" }, link("/admin/deliveries", "Search deliveries across endpoints →")),
+  );
+  const reveal = takeRevealedSecret();
+  if (reveal) root.append(reveal);
+  const listHolder = h("div", { class: "list", "aria-live": "polite" }, h("p", null, "Loading…"));
+  root.append(listHolder);
+
+  let webhooks: Webhook[];
+  try {
+    webhooks = await paginate.all(context.api, "GET /api/admin/webhooks", { limit: 200 });
+  } catch (error) {
+    if (isStatus(error, 403, "enterprise_required")) {
+      replaceChildren(listHolder, enterpriseNotice());
+      return;
+    }
+    const message = context.fail(error);
+    if (message !== undefined) replaceChildren(listHolder, h("p", { class: "error" }, message));
+    return;
+  }
+
+  const refresh = (): void => context.navigate("/admin/webhooks");
+  const banner = autoDisabledBanner(webhooks);
+  if (banner) listHolder.before(banner);
+  if (webhooks.length === 0) {
+    replaceChildren(listHolder, h("p", { class: "empty" }, "No webhooks yet: create one below."));
+  } else {
+    replaceChildren(
+      listHolder,
+      table(
+        ["Name", "URL", "Events", "State", "Health", "Actions"],
+        webhooks.map((webhook) =>
+          row(
+            [
+              link(`/admin/webhooks/${webhook.id}`, webhook.name),
+              h("code", { class: "url" }, webhook.url),
+              eventTags(webhook.events),
+              stateBadge(webhook),
+              healthCell(webhook),
+              h(
+                "span",
+                { class: "actions" },
+                toggleButton(context, webhook, refresh),
+                testButton(context, webhook),
+                deleteButton(context, webhook, refresh),
+              ),
+            ],
+            { "data-webhook-id": webhook.id },
+          ),
+        ),
+        { id: "webhooks", class: "data responsive" },
+      ),
+    );
+  }
+
+  root.append(webhookForm(context));
+};
+
+/**
+ * The endpoint form: empty to create one, filled in to edit `existing` (every field; the secret is
+ * write-only, so it is empty and left unchanged unless a new one is typed or generated).
+ */
+export function webhookForm(context: ViewContext, existing?: Webhook): HTMLElement {
+  const editing = existing !== undefined;
+  const prefix = editing ? "edit" : "webhook";
+  const error = errorBox(`${prefix}-form-error`);
+  const name = h("input", {
+    id: `${prefix}-name`,
+    name: "name",
+    autocomplete: "off",
+    maxlength: 200,
+    value: existing?.name,
+    required: true,
+  });
+  const url = h("input", {
+    id: `${prefix}-url`,
+    name: "url",
+    type: "url",
+    placeholder: "https://example.com/parley",
+    autocomplete: "off",
+    value: existing?.url,
+    required: true,
+  });
+  const secret = h("input", {
+    id: `${prefix}-secret`,
+    name: "secret",
+    autocomplete: "off",
+    spellcheck: "false",
+    "aria-describedby": `${prefix}-secret-hint`,
+    ...(editing ? { placeholder: "unchanged" } : { required: true }),
+  });
+  const generate = h(
+    "button",
+    { type: "button", class: "secondary", "aria-controls": secret.id },
+    "Generate",
+  );
+  generate.addEventListener("click", () => {
+    secret.value = generateSecret();
+    secret.focus();
+  });
+  const enabled = h("input", {
+    id: `${prefix}-enabled`,
+    name: "enabled",
+    type: "checkbox",
+    checked: existing?.enabled ?? true,
+  });
+  const scheme = h(
+    "select",
+    { id: `${prefix}-signature-scheme`, name: "signatureScheme" },
+    (
+      [
+        ["parley", "Parley: X-Webhook-Signature-256"],
+        ["standard-webhooks", "Standard Webhooks: webhook-signature"],
+        ["both", "Both sets of headers"],
+      ] as const
+    ).map(([value, label]) =>
+      h("option", { value, selected: (existing?.signatureScheme ?? "parley") === value }, label),
+    ),
+  );
+  const roomIds = h("input", {
+    id: `${prefix}-room-ids`,
+    name: "roomIds",
+    inputmode: "numeric",
+    autocomplete: "off",
+    placeholder: "every room",
+    value: existing?.roomIds?.join(", "),
+    "aria-describedby": `${prefix}-room-ids-hint`,
+  });
+  const rateCap = h("input", {
+    id: `${prefix}-rate-cap`,
+    name: "maxDeliveriesPerSecond",
+    type: "number",
+    min: 1,
+    max: 10000,
+    step: 1,
+    placeholder: "no cap",
+    value: existing?.maxDeliveriesPerSecond ?? undefined,
+    "aria-describedby": `${prefix}-rate-cap-hint`,
+  });
+  const headers = headerRows(prefix, existing?.headers ?? {});
+
+  const everything = h("input", {
+    type: "checkbox",
+    name: "events",
+    value: "*",
+    id: `${prefix}-event-all`,
+    checked: existing?.events.includes("*") ?? false,
+  });
+  // The catalogue's names, then any wildcard the endpoint has that is not one ("MESSAGE_*").
+  const names: string[] = [
+    ...EVENT_NAMES,
+    ...(existing?.events ?? []).filter(
+      (event) => event !== "*" && !(EVENT_NAMES as readonly string[]).includes(event),
+    ),
+  ];
+  const choices = names.map((event) => eventChoice(prefix, event, existing?.events ?? []));
+  const eventBoxes = choices.map((choice) => choice.box);
+  const syncEverything = (): void => {
+    for (const box of eventBoxes) box.disabled = everything.checked;
+  };
+  everything.addEventListener("change", syncEverything);
+  syncEverything();
+  const all = h("button", { type: "button", class: "link" }, "Select all");
+  all.addEventListener("click", () => {
+    const every = eventBoxes.every((box) => box.checked);
+    for (const box of eventBoxes) box.checked = !every;
+  });
+  void loadCatalogue(context).then((catalogue) => {
+    for (const choice of choices) choice.describe(catalogue.get(choice.box.value));
+  });
+  const submit = h("button", { type: "submit" }, editing ? "Save changes" : "Create webhook");
+  const title = `${prefix}-form-title`;
+
+  const form = h(
+    "form",
+    {
+      id: `${prefix}-form`,
+      class: "card",
+      novalidate: true,
+      "aria-labelledby": title,
+    },
+    h("h2", { id: title }, editing ? "Edit endpoint" : "New webhook"),
+    error,
+    h("label", { for: name.id }, "Name"),
+    name,
+    h("label", { for: url.id }, "URL"),
+    url,
+    h("label", { for: secret.id }, editing ? "New secret" : "Secret"),
+    h("span", { class: "inline" }, secret, generate),
+    h(
+      "small",
+      { id: `${prefix}-secret-hint`, class: "hint" },
+      editing
+        ? "Leave empty to keep the current secret. A new one (16 to 1024 characters) signs every delivery from now on and is shown once after saving."
+        : "16 to 1024 characters. Every delivery is signed with it (X-Webhook-Signature-256); it is shown once after creating, then never again.",
+    ),
+    h(
+      "fieldset",
+      { class: "events" },
+      h("legend", null, "Events ", all),
+      h(
+        "div",
+        { class: "event-choice every" },
+        h("label", { class: "check", for: everything.id }, everything, h("code", null, "*")),
+        h(
+          "small",
+          { class: "hint" },
+          "Every event, including ones Parley adds later. The boxes below then do not apply.",
+        ),
+      ),
+      choices.map((choice) => choice.element),
+    ),
+    h("label", { for: scheme.id }, "Signature scheme"),
+    scheme,
+    h("label", { for: roomIds.id }, "Room filter"),
+    roomIds,
+    h(
+      "small",
+      { id: `${prefix}-room-ids-hint`, class: "hint" },
+      "Room IDs, separated by commas: events of other rooms are not sent (events without a room always are). Empty: every room.",
+    ),
+    h("label", { for: rateCap.id }, "Rate cap (deliveries per second)"),
+    rateCap,
+    h(
+      "small",
+      { id: `${prefix}-rate-cap-hint`, class: "hint" },
+      "1 to 10000 attempts per second to this endpoint, every Parley process together. Empty: no cap.",
+    ),
+    headers.element,
+    h("label", { class: "check", for: enabled.id }, enabled, "Enabled"),
+    h("div", { class: "buttons" }, submit),
+  );
+
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    clearError(error);
+    const events = everything.checked
+      ? (["*"] as EventSubscription[])
+      : eventBoxes.filter((box) => box.checked).map((box) => box.value as EventSubscription);
+    const rooms = parseRoomIds(roomIds.value);
+    if (typeof rooms === "string") return showError(error, rooms);
+    const capText = rateCap.value.trim();
+    const cap = capText === "" ? null : Number(capText);
+    if (cap !== null && !(Number.isInteger(cap) && cap >= 1 && cap <= 10000))
+      return showError(error, "Rate cap: a whole number from 1 to 10000, or empty for no cap.");
+    const headerSet = headers.read();
+    if (typeof headerSet === "string") return showError(error, headerSet);
+    const signatureScheme = scheme.value as SignatureScheme;
+    void busy(submit, async () => {
+      try {
+        // `url` is also the name of a request option: the body goes in `data`.
+        if (!existing) {
+          const { data } = await context.api("POST /api/admin/webhooks", {
+            data: {
+              name: name.value,
+              url: url.value.trim(),
+              secret: secret.value,
+              events,
+              enabled: enabled.checked,
+              signatureScheme,
+              ...(rooms === null ? {} : { roomIds: rooms }),
+              ...(cap === null ? {} : { maxDeliveriesPerSecond: cap }),
+              ...(headerSet === undefined || headerSet === null ? {} : { headers: headerSet }),
+            },
+          });
+          revealed = { webhookId: data.id, name: data.name, secret: secret.value };
+          context.flash(`Webhook “${data.name}” created.`);
+          context.navigate("/admin/webhooks");
+          return;
+        }
+        const changes: UpdateWebhookParams = {};
+        if (name.value !== existing.name) changes.name = name.value;
+        if (url.value.trim() !== existing.url) changes.url = url.value.trim();
+        if ([...events].sort().join() !== [...existing.events].sort().join())
+          changes.events = events;
+        if (enabled.checked !== existing.enabled) changes.enabled = enabled.checked;
+        if (secret.value !== "") changes.secret = secret.value;
+        if (signatureScheme !== existing.signatureScheme) changes.signatureScheme = signatureScheme;
+        if (JSON.stringify(rooms) !== JSON.stringify(existing.roomIds)) changes.roomIds = rooms;
+        if (cap !== existing.maxDeliveriesPerSecond) changes.maxDeliveriesPerSecond = cap;
+        if (headerSet !== undefined) changes.headers = headerSet;
+        if (Object.keys(changes).length === 0) {
+          showError(error, "Nothing to save: no field was changed.");
+          return;
+        }
+        const { data } = await context.api("PATCH /api/admin/webhooks/{id}", {
+          id: existing.id,
+          data: changes,
+        });
+        if (changes.secret !== undefined)
+          revealed = { webhookId: data.id, name: data.name, secret: changes.secret };
+        context.flash(`Webhook “${data.name}” saved.`);
+        context.navigate(`/admin/webhooks/${data.id}`);
+      } catch (failure) {
+        showError(error, context.fail(failure));
+      }
+    });
+  });
+  return form;
+}
+
+/** Room IDs typed as `3, 7 12`: null when empty, or a message saying what is wrong. */
+function parseRoomIds(text: string): number[] | null | string {
+  const parts = text.split(/[\s,]+/).filter(Boolean);
+  if (parts.length === 0) return null;
+  const bad = parts.find((part) => !/^[1-9]\d{0,14}$/.test(part));
+  if (bad !== undefined) return `Room filter: “${bad}” is not a room ID (a positive whole number).`;
+  return [...new Set(parts.map(Number))];
+}
+
+/**
+ * Custom request headers as name/value rows. Values are never shown back (the API masks them),
+ * and the set is replaced as a whole, so a changed set needs every value typed again.
+ */
+function headerRows(
+  prefix: string,
+  current: Record<string, string>,
+): { element: HTMLElement; read(): Record<string, string> | null | undefined | string } {
+  const list = h("div", { class: "header-rows" });
+  let touched = false;
+  let count = 0;
+  const addRow = (name = "", masked?: string): void => {
+    const n = ++count;
+    const nameInput = h("input", {
+      id: `${prefix}-header-name-${n}`,
+      class: "header-name",
+      autocomplete: "off",
+      spellcheck: "false",
+      value: name,
+      placeholder: "X-Api-Key",
+    });
+    const valueInput = h("input", {
+      id: `${prefix}-header-value-${n}`,
+      class: "header-value",
+      autocomplete: "off",
+      spellcheck: "false",
+      placeholder: masked === undefined ? "value" : `unchanged (${masked})`,
+    });
+    const remove = h("button", { type: "button", class: "secondary" }, "Remove");
+    remove.setAttribute("aria-label", `Remove header ${n}`);
+    const line = h(
+      "div",
+      { class: "header-row", role: "group", "aria-label": `Header ${n}` },
+      h(
+        "span",
+        { class: "field" },
+        h("label", { for: nameInput.id }, `Header ${n} name`),
+        nameInput,
+      ),
+      h(
+        "span",
+        { class: "field" },
+        h("label", { for: valueInput.id }, `Header ${n} value`),
+        valueInput,
+      ),
+      remove,
+    );
+    remove.addEventListener("click", () => {
+      touched = true;
+      line.remove();
+      add.focus();
+    });
+    list.append(line);
+  };
+  const add = h("button", { type: "button", class: "secondary" }, "Add header");
+  add.addEventListener("click", () => {
+    touched = true;
+    addRow();
+    list.querySelector<HTMLInputElement>(".header-row:last-child .header-name")?.focus();
+  });
+  for (const [name, masked] of Object.entries(current)) addRow(name, masked);
+  list.addEventListener("input", () => (touched = true));
+  const hint = `${prefix}-headers-hint`;
+  const element = h(
+    "fieldset",
+    { class: "headers", "aria-describedby": hint },
+    h("legend", null, "Custom headers"),
+    h(
+      "small",
+      { id: hint, class: "hint" },
+      "Sent with every delivery, up to 10. Values are never shown again; changing the set replaces it whole, so type every value again.",
+    ),
+    list,
+    add,
+  );
+  return {
+    element,
+    read() {
+      if (!touched) return undefined;
+      const headers: Record<string, string> = {};
+      for (const line of list.querySelectorAll(".header-row")) {
+        const name = line.querySelector<HTMLInputElement>(".header-name")!.value.trim();
+        const value = line.querySelector<HTMLInputElement>(".header-value")!.value;
+        if (name === "" && value === "") continue;
+        if (name === "") return "Custom headers: a header has a value but no name.";
+        if (value === "")
+          return `Custom headers: type the value of ${name} (the set is replaced as a whole).`;
+        headers[name] = value;
+      }
+      return Object.keys(headers).length === 0 ? null : headers;
+    },
+  };
+}
+
+let catalogue: Promise<Map<string, EventType>> | undefined;
+
+/** The event-type catalogue (descriptions and samples), asked for once per page load. */
+function loadCatalogue(context: ViewContext): Promise<Map<string, EventType>> {
+  catalogue ??= context
+    .api("GET /api/admin/webhooks/event-types")
+    .then(({ data }) => new Map(data.items.map((item) => [item.name as string, item])))
+    .catch(() => {
+      catalogue = undefined;
+      return new Map<string, EventType>();
+    });
+  return catalogue;
+}
+
+/** One event's checkbox, with its description and sample payload once the catalogue is in. */
+function eventChoice(
+  prefix: string,
+  event: string,
+  current: readonly string[],
+): { box: HTMLInputElement; element: HTMLElement; describe(type: EventType | undefined): void } {
+  const box = h("input", {
+    type: "checkbox",
+    name: "events",
+    value: event,
+    id: `${prefix}-event-${event.replace(/\*/g, "all")}`,
+    checked: current.includes(event),
+  });
+  const element = h(
+    "div",
+    { class: "event-choice" },
+    h("label", { class: "check", for: box.id }, box, h("code", null, event)),
+  );
+  return {
+    box,
+    element,
+    describe(type) {
+      if (!type) return;
+      const descriptionId = `${box.id}-description`;
+      box.setAttribute("aria-describedby", descriptionId);
+      element.append(
+        h("small", { class: "hint", id: descriptionId }, type.description),
+        h(
+          "details",
+          { class: "sample" },
+          h(
+            "summary",
+            null,
+            "Sample payload",
+            h("span", { class: "visually-hidden" }, ` of ${event}`),
+          ),
+          h("pre", { class: "json", tabindex: 0 }, JSON.stringify(type.sample, null, 2)),
+        ),
+      );
+    },
+  };
+}
