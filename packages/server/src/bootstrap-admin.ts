@@ -1,5 +1,6 @@
 import type { AppContext } from "./app-context.js";
 import { isUniqueViolation } from "./db/dialect.js";
+import { anyUserExists, insertUserRow } from "./chat/users-repository.js";
 import { DEFAULT_TOKEN_TTL_SECONDS } from "./chat/users-service.js";
 
 /**
@@ -9,22 +10,17 @@ import { DEFAULT_TOKEN_TTL_SECONDS } from "./chat/users-service.js";
 export async function bootstrapAdmin(
   ctx: AppContext,
 ): Promise<{ username: string; token: string } | undefined> {
-  const any = await ctx.db.selectFrom("users").select("id").limit(1).executeTakeFirst();
-  if (any) return undefined;
+  if (await anyUserExists(ctx.db)) return undefined;
   const now = ctx.now();
   try {
-    const user = await ctx.db
-      .insertInto("users")
-      .values({
-        username: "admin",
-        display_name: "Administrator",
-        role: "admin",
-        status: "active",
-        created_at: now,
-        updated_at: now,
-      })
-      .returning(["id", "username"])
-      .executeTakeFirstOrThrow();
+    const user = await insertUserRow(ctx.db, {
+      username: "admin",
+      display_name: "Administrator",
+      role: "admin",
+      status: "active",
+      created_at: now,
+      updated_at: now,
+    });
     const { token } = await ctx.tokens.issue({
       userId: user.id,
       role: "admin",

@@ -4,7 +4,9 @@ import { ConfigError } from "./config/config-error.js";
 import { SETTINGS, type SettingName } from "./config/config-schema.js";
 import { loadConfig, type ConfigOverrides } from "./config/load-config.js";
 import { registerInboundCommands } from "./cli/register-inbound-commands.js";
+import { registerStreamCommand } from "./cli/register-stream-command.js";
 import { registerWebhooksCommands } from "./cli/register-webhooks-commands.js";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 
 // The server (database drivers, Fastify, the engine) loads only for the commands that need it, so
@@ -50,8 +52,14 @@ function withSettingFlags(
   return command;
 }
 
+// src/cli.ts and dist/cli.js both sit one level below the package's package.json.
+const { version } = JSON.parse(
+  readFileSync(new URL("../package.json", import.meta.url), "utf8"),
+) as { version: string };
+
 const program = new Command("parley")
   .description("Parley: self-hosted team chat with webhooks")
+  .version(version, "-V, --version", "print the version of Parley")
   .showHelpAfterError();
 
 withSettingFlags(program.command("serve").description("run the chat service")).action(
@@ -105,6 +113,9 @@ withSettingFlags(token.command("create").description("mint a token with the serv
   "databaseUrl",
   "jwtSecret",
   "secretKey",
+  "masterKey",
+  "masterKeyFile",
+  "insecureKeysInDatabase",
 ])
   .requiredOption("--role <role>", "admin, bot or user")
   .requiredOption(
@@ -112,8 +123,16 @@ withSettingFlags(token.command("create").description("mint a token with the serv
     "the user the token is for (created with that role if missing)",
   )
   .option("--ttl <duration>", "lifetime: seconds, or 90s, 15m, 12h, 30d", "30d")
+  .option("--init", "create the database (and its keys) if there is none yet")
   .action(
-    async (options: Record<string, unknown> & { role: string; subject: string; ttl: string }) => {
+    async (
+      options: Record<string, unknown> & {
+        role: string;
+        subject: string;
+        ttl: string;
+        init?: boolean;
+      },
+    ) => {
       if (!["admin", "bot", "user"].includes(options.role))
         fail(`--role must be admin, bot or user, got "${options.role}"`);
       const { parseTtl } = await import("./auth/token-service.js");
@@ -123,7 +142,19 @@ withSettingFlags(token.command("create").description("mint a token with the serv
       } catch (error) {
         fail((error as Error).message);
       }
+      const { MAX_TOKEN_TTL_SECONDS } = await import("./config/server-keys.js");
+      if (ttlSeconds > MAX_TOKEN_TTL_SECONDS) fail("--ttl must be at most 366 days");
       const config = configFrom(options);
+      // A token minted with another install's key is refused by the running server: never create
+      // a database (and fresh keys) by accident, from the wrong directory or a mistyped flag.
+      const { describeDatabase } = await import("./db/describe-database.js");
+      const target = await describeDatabase(config);
+      if (!target.exists && !options.init)
+        fail(
+          `there is no Parley database at ${target.where}. Run this where \`parley serve\` keeps ` +
+            `its data (--data-dir / PARLEY_DATA_DIR, or DATABASE_URL), or pass --init to create one.`,
+        );
+      process.stderr.write(`parley: using the database at ${target.where}\n`);
       const { createAppContext } = await import("./app-context.js");
       const { findUserByUsername, createUser } = await import("./chat/users-service.js");
       const ctx = await createAppContext(config);
@@ -147,7 +178,38 @@ withSettingFlags(token.command("create").description("mint a token with the serv
     },
   );
 
+const keys = program.command("keys").description("the server's keys");
+withSettingFlags(
+  keys
+    .command("rotate")
+    .description(
+      "make a new token-signing key (kid) the current one; tokens signed with the previous key keep working until they expire",
+    ),
+  ["dataDir", "databaseUrl", "jwtSecret", "masterKey", "masterKeyFile", "insecureKeysInDatabase"],
+).action(async (options: Record<string, unknown>) => {
+  const config = configFrom(options);
+  const { migrate, openDatabase } = await loadStorage();
+  const { rotateJwtKey } = await import("./config/server-keys.js");
+  const database = openDatabase({
+    databaseUrl: config.databaseUrl,
+    sqlitePath: path.join(config.dataDir, "parley.db"),
+  });
+  try {
+    await migrate(database.db);
+    const { kid, retired } = await rotateJwtKey(config, database);
+    console.log(`new token-signing key: ${kid}`);
+    if (retired.length > 0)
+      console.log(`deleted keys no unexpired token can use: ${retired.join(", ")}`);
+    console.log("running servers pick it up at the first token that names it, or at restart");
+  } catch (error) {
+    fail((error as Error).message);
+  } finally {
+    await database.close();
+  }
+});
+
 registerWebhooksCommands(program);
 registerInboundCommands(program);
+registerStreamCommand(program);
 
 await program.parseAsync(process.argv);

@@ -5,6 +5,8 @@ import {
   SignJWT,
   type JWTPayload,
 } from "jose";
+import crypto from "node:crypto";
+import type { JwtKey } from "../config/server-keys.js";
 import type { UserRole } from "../db/schema.js";
 
 export interface VerifiedToken {
@@ -12,10 +14,24 @@ export interface VerifiedToken {
   subject: string;
   role: UserRole | undefined;
   external: boolean;
+  /** `jti`, when the token has one (every token this server issues does): what revokes it. */
+  tokenId: string | undefined;
+  /** `iat` in epoch seconds, when the token has one. */
+  issuedAt: number | undefined;
+  /** The identity provider's `iss`, for external tokens. */
+  issuer: string | undefined;
+  /** Every claim, for the identity-provider claim mapping. */
+  claims: JWTPayload;
 }
 
 export interface TokenServiceOptions {
-  secret: Uint8Array;
+  /** The HS256 keys tokens may be signed with, the one that signs new tokens first. */
+  keys: JwtKey[];
+  /**
+   * Reads the keys again (a `parley keys rotate` run by another process). Called, at most every
+   * few seconds, when a token names a `kid` this process does not know.
+   */
+  reloadKeys?: () => Promise<JwtKey[] | undefined>;
   jwksUrl?: string | undefined;
   issuer?: string | undefined;
   audience?: string | undefined;
@@ -33,55 +49,106 @@ export class TokenError extends Error {
  * id), role, iat, exp, iss "parley". Only HS256 is accepted for them (so `alg: none` and algorithm
  * confusion fail). Identity-provider tokens are checked against its JWKS, issuer and audience.
  */
+const RELOAD_INTERVAL_MS = 5_000;
+
 export class TokenService {
   private readonly jwks: ReturnType<typeof createRemoteJWKSet> | undefined;
+  private keys: JwtKey[];
+  private lastReload = 0;
 
   constructor(private readonly options: TokenServiceOptions) {
     this.jwks = options.jwksUrl ? createRemoteJWKSet(new URL(options.jwksUrl)) : undefined;
+    if (options.keys.length === 0) throw new Error("TokenService needs at least one key");
+    this.keys = options.keys;
   }
 
+  /**
+   * A token for a user, signed with the current key and naming it in `kid`; `jti` is the token's
+   * id, by which it can be revoked.
+   */
   async issue(claims: {
     userId: number;
     role: UserRole;
     ttlSeconds: number;
-  }): Promise<{ token: string; expiresAt: number }> {
+  }): Promise<{ token: string; tokenId: string; expiresAt: number }> {
     const now = Math.floor(Date.now() / 1000);
     const exp = now + claims.ttlSeconds;
+    const tokenId = crypto.randomBytes(16).toString("base64url");
+    const key = this.keys[0]!;
     const token = await new SignJWT({ role: claims.role })
-      .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+      .setProtectedHeader({ alg: "HS256", typ: "JWT", kid: key.kid })
       .setSubject(String(claims.userId))
       .setIssuer(INTERNAL_ISSUER)
       .setIssuedAt(now)
       .setExpirationTime(exp)
-      .sign(this.options.secret);
-    return { token, expiresAt: exp * 1000 };
+      .setJti(tokenId)
+      .sign(key.secret);
+    return { token, tokenId, expiresAt: exp * 1000 };
+  }
+
+  /** The keys that may have signed a token with this `kid` (all of them for a token without one). */
+  private async keysFor(kid: unknown): Promise<JwtKey[]> {
+    if (typeof kid !== "string") return this.keys;
+    let found = this.keys.filter((key) => key.kid === kid);
+    if (
+      found.length === 0 &&
+      this.options.reloadKeys &&
+      Date.now() - this.lastReload > RELOAD_INTERVAL_MS
+    ) {
+      this.lastReload = Date.now();
+      this.keys = (await this.options.reloadKeys().catch(() => undefined)) ?? this.keys;
+      found = this.keys.filter((key) => key.kid === kid);
+    }
+    if (found.length === 0) throw new TokenError("the token's key id is not known");
+    return found;
   }
 
   async verify(token: string): Promise<VerifiedToken> {
-    let header: { alg?: unknown };
+    let header: { alg?: unknown; kid?: unknown };
     try {
       header = JSON.parse(Buffer.from(token.split(".")[0] ?? "", "base64url").toString("utf8")) as {
         alg?: unknown;
+        kid?: unknown;
       };
     } catch {
       throw new TokenError("malformed token");
     }
-    if (header.alg === "HS256") return this.verifyInternal(token);
+    if (typeof header !== "object" || header === null) throw new TokenError("malformed token");
+    if (header.alg === "HS256") return this.verifyInternal(token, header.kid);
     if (this.jwks && typeof header.alg === "string" && header.alg !== "none")
       return this.verifyExternal(token);
     throw new TokenError("unsupported token algorithm");
   }
 
-  private async verifyInternal(token: string): Promise<VerifiedToken> {
-    const payload = await this.check(() =>
-      jwtVerify(token, this.options.secret, {
-        algorithms: ["HS256"],
-        issuer: INTERNAL_ISSUER,
-        requiredClaims: ["sub", "exp"],
-      }),
-    );
+  private async verifyInternal(token: string, kid: unknown): Promise<VerifiedToken> {
+    const keys = await this.keysFor(kid);
+    let payload: JWTPayload | undefined;
+    let failure: unknown;
+    for (const key of keys) {
+      try {
+        payload = await this.check(() =>
+          jwtVerify(token, key.secret, {
+            algorithms: ["HS256"],
+            issuer: INTERNAL_ISSUER,
+            requiredClaims: ["sub", "exp"],
+          }),
+        );
+        break;
+      } catch (error) {
+        failure = error;
+      }
+    }
+    if (!payload) throw failure;
     if (!/^\d+$/.test(payload.sub ?? "")) throw new TokenError("token subject is not a user id");
-    return { subject: payload.sub!, role: roleOf(payload), external: false };
+    return {
+      subject: payload.sub!,
+      role: roleOf(payload),
+      external: false,
+      tokenId: typeof payload.jti === "string" ? payload.jti : undefined,
+      issuedAt: typeof payload.iat === "number" ? payload.iat : undefined,
+      issuer: undefined,
+      claims: payload,
+    };
   }
 
   private async verifyExternal(token: string): Promise<VerifiedToken> {
@@ -93,7 +160,15 @@ export class TokenService {
         requiredClaims: ["sub", "exp"],
       }),
     );
-    return { subject: payload.sub!, role: roleOf(payload), external: true };
+    return {
+      subject: payload.sub!,
+      role: roleOf(payload),
+      external: true,
+      tokenId: typeof payload.jti === "string" ? payload.jti : undefined,
+      issuedAt: typeof payload.iat === "number" ? payload.iat : undefined,
+      issuer: payload.iss,
+      claims: payload,
+    };
   }
 
   private async check(verify: () => Promise<{ payload: JWTPayload }>): Promise<JWTPayload> {

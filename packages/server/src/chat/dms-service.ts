@@ -3,9 +3,16 @@ import type { Principal } from "../auth/principal.js";
 import { isUniqueViolation } from "../db/dialect.js";
 import { AppError } from "../errors/app-error.js";
 import { eventData } from "../events/event-catalogue.js";
-import { inTransaction } from "../events/in-transaction.js";
-import { findLiveRoom, isMember } from "./room-access.js";
+import { findLiveRoom } from "./room-access.js";
+import {
+  addMembers,
+  findOpenDmId,
+  insertRoomRow,
+  isMember,
+  promoteDmRow,
+} from "./rooms-repository.js";
 import { roomView, validateRoomName, type RoomView } from "./rooms-service.js";
+import { findUserRow } from "./users-repository.js";
 
 /** The pair's key, the same whichever of the two asks. */
 function dmKey(a: number, b: number): string {
@@ -13,13 +20,8 @@ function dmKey(a: number, b: number): string {
 }
 
 async function findOpenDm(ctx: AppContext, key: string): Promise<RoomView | undefined> {
-  const row = await ctx.db
-    .selectFrom("rooms")
-    .select("id")
-    .where("dm_key", "=", key)
-    .where("deleted_at", "is", null)
-    .executeTakeFirst();
-  return row ? roomView(ctx.db, row.id) : undefined;
+  const id = await findOpenDmId(ctx.db, key);
+  return id === undefined ? undefined : roomView(ctx.db, id);
 }
 
 /**
@@ -34,39 +36,22 @@ export async function openDm(
 ): Promise<{ room: RoomView; created: boolean }> {
   if (userId === actor.userId)
     throw new AppError("cannot_dm_self", "a direct message needs another user");
-  const other = await ctx.db
-    .selectFrom("users")
-    .select(["id", "status"])
-    .where("id", "=", userId)
-    .executeTakeFirst();
+  const other = await findUserRow(ctx.db, userId);
   if (!other || other.status !== "active")
     throw new AppError("not_found", `no active user ${userId}`);
   const key = dmKey(actor.userId, userId);
   const existing = await findOpenDm(ctx, key);
   if (existing) return { room: existing, created: false };
   try {
-    const room = await ctx.db.transaction().execute(async (trx) => {
+    const room = await ctx.database.transaction(async ({ db: trx }) => {
       const now = ctx.now();
-      const row = await trx
-        .insertInto("rooms")
-        .values({
-          name: null,
-          kind: "dm",
-          created_by: actor.userId,
-          deleted_at: null,
-          created_at: now,
-          dm_key: key,
-        })
-        .returning("id")
-        .executeTakeFirstOrThrow();
-      await trx
-        .insertInto("room_members")
-        .values([
-          { room_id: row.id, user_id: actor.userId, joined_at: now },
-          { room_id: row.id, user_id: userId, joined_at: now },
-        ])
-        .execute();
-      return roomView(trx, row.id);
+      const roomId = await insertRoomRow(
+        trx,
+        { name: null, kind: "dm", createdBy: actor.userId, dmKey: key },
+        now,
+      );
+      await addMembers(trx, roomId, [actor.userId, userId], now);
+      return roomView(trx, roomId);
     });
     return { room, created: true };
   } catch (error) {
@@ -89,19 +74,13 @@ export async function promoteDm(
   input: { name: string },
 ): Promise<RoomView> {
   const name = validateRoomName(input.name);
-  return inTransaction(ctx, async (tx) => {
+  return ctx.database.transaction(async (tx) => {
     const room = await findLiveRoom(tx.db, dmId);
     if (!(await isMember(tx.db, dmId, actor.userId)))
       throw new AppError("not_a_member", `you are not a member of ${dmId}`);
     if (room.kind !== "dm") throw new AppError("already_promoted", `${dmId} is already a room`);
-    const promoted = await tx.db
-      .updateTable("rooms")
-      .set({ kind: "room", name, dm_key: null, created_by: actor.userId })
-      .where("id", "=", dmId)
-      .where("kind", "=", "dm")
-      .executeTakeFirst();
     // A concurrent promotion of the same DM won.
-    if (Number(promoted.numUpdatedRows) !== 1)
+    if (!(await promoteDmRow(tx.db, dmId, { name, createdBy: actor.userId })))
       throw new AppError("already_promoted", `${dmId} is already a room`);
     await tx.emit(
       "ROOM_CREATED",

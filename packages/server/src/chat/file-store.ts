@@ -23,7 +23,8 @@ export function filesDir(dataDir: string): string {
  * it into place (same directory, so the rename is atomic) or removes it.
  */
 export async function receiveFile(dir: string, source: Readable): Promise<ReceivedFile> {
-  await fs.promises.mkdir(dir, { recursive: true });
+  // Uploads are for the room's members only: no other local user may read them.
+  await fs.promises.mkdir(dir, { recursive: true, mode: 0o700 });
   const storageKey = crypto.randomBytes(16).toString("hex");
   const tempPath = path.join(dir, `.incoming-${storageKey}`);
   const hash = crypto.createHash("sha256");
@@ -36,7 +37,7 @@ export async function receiveFile(dir: string, source: Readable): Promise<Receiv
     },
   });
   try {
-    await pipeline(source, measure, fs.createWriteStream(tempPath, { flags: "wx" }));
+    await pipeline(source, measure, fs.createWriteStream(tempPath, { flags: "wx", mode: 0o600 }));
   } catch (error) {
     await removeQuietly(tempPath);
     throw error;

@@ -1,41 +1,17 @@
 import multipart, { type MultipartFile } from "@fastify/multipart";
-import type { FastifyPluginAsync } from "fastify";
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import { IdParams, UploadedFileSchema } from "@parley/client/wire";
 import type { AppContext } from "../app-context.js";
 import { requireRole } from "../auth/require-role.js";
 import { AppError } from "../errors/app-error.js";
-import { authErrors, problemSchema, timestamp } from "../http/schemas.js";
-import { idParamsOf } from "./chat-schemas.js";
+import { authErrors, problemSchema } from "../http/schemas.js";
 import { roomForMember } from "./room-access.js";
 import { uploadFile } from "./upload-file.js";
-
-const fileSchema = {
-  type: "object",
-  properties: {
-    id: { type: "integer" },
-    roomId: { type: "integer" },
-    fileName: { type: "string" },
-    fileSize: { type: "integer" },
-    fileType: { type: "string" },
-    sha256: { type: "string", description: "lowercase hex SHA-256 of the bytes" },
-    uploadedBy: { type: "string", description: "the uploader's username" },
-    createdAt: timestamp,
-  },
-  required: [
-    "id",
-    "roomId",
-    "fileName",
-    "fileSize",
-    "fileType",
-    "sha256",
-    "uploadedBy",
-    "createdAt",
-  ],
-} as const;
 
 const FILE_FIELD = "file";
 
 /** File uploads into a room, scanned by the antivirus engine when there is one. */
-export const filesRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
+export const filesRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
   // Registered here, so multipart parsing exists only on this route family. Over-limit files are
   // cut and marked `truncated` (answered 413 by uploadFile) rather than failing mid-stream.
   await app.register(multipart, {
@@ -51,10 +27,10 @@ export const filesRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, 
   });
   const anyUser = requireRole(ctx);
 
-  app.post<{ Params: { roomId: number } }>(
+  app.post(
     "/api/rooms/:roomId/files",
     {
-      preHandler: anyUser,
+      onRequest: anyUser,
       attachValidation: true,
       schema: {
         tags: ["files"],
@@ -63,7 +39,7 @@ export const filesRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, 
           "Upload a file into a room (fires FILE_UPLOADED, or FILE_INFECTION_DETECTED and 422)",
         description: `multipart/form-data with one file in the field \`${FILE_FIELD}\`; at most PARLEY_MAX_UPLOAD_BYTES (default 25 MiB).`,
         consumes: ["multipart/form-data"],
-        params: idParamsOf("roomId"),
+        params: IdParams("roomId"),
         // Documents the form for OpenAPI. The parts are read as a stream, so there is no parsed
         // body for it to validate: the handler ignores body validation (attachValidation).
         body: {
@@ -80,7 +56,7 @@ export const filesRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, 
           },
         },
         response: {
-          201: fileSchema,
+          201: UploadedFileSchema,
           400: problemSchema,
           404: problemSchema,
           413: problemSchema,

@@ -1,41 +1,46 @@
-import type { FastifyPluginAsync } from "fastify";
+import type { Static } from "@sinclair/typebox";
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import {
+  IdParams,
+  ListParamsSchema,
+  MessageSchema,
+  PageOf,
+  PostMessageParamsSchema,
+  StoredMessageSchema,
+} from "@parley/client/wire";
 import type { AppContext } from "../app-context.js";
 import { requireRole } from "../auth/require-role.js";
-import { listQuerySchema } from "../http/pagination.js";
-import { authErrors, listOf, problemSchema } from "../http/schemas.js";
-import { idParamsOf, messageSchema } from "./chat-schemas.js";
+import { decodeCursor, pageLimit, toPage } from "../http/pagination.js";
+import { authErrors, problemSchema } from "../http/schemas.js";
+import { MAX_CONTENT_BYTES, validateMessageBody } from "./content-rules.js";
 import { mediaTypeHeader, pickMessageFormat } from "./message-media-type.js";
 import { getMessage, listMessages, postRoomMessage, representMessage } from "./messages-service.js";
-import { MAX_CONTENT_BYTES } from "./post-message.js";
+import { roomForMember } from "./room-access.js";
 
-const roomParams = idParamsOf("roomId");
-const messageParams = idParamsOf("roomId", "messageId");
+/** 16384 UTF-8 bytes of content can take six times as many once JSON escapes them (\u0001). */
+const MESSAGE_BODY_LIMIT = 6 * MAX_CONTENT_BYTES + 1024;
 
-const representationSchema = {
-  ...messageSchema,
-  properties: {
-    ...messageSchema.properties,
-    contentRaw: { type: "string", description: "raw and full: content as stored" },
-    contentText: { type: "string", description: "text and full: plain text" },
-    contentHtml: { type: "string", description: "html and full: sanitized HTML" },
-  },
-} as const;
+const roomParams = IdParams("roomId");
+const messageParams = IdParams("roomId", "messageId");
 
 /** Post, list and fetch the messages of a room. */
-export const messagesRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
+export const messagesRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (
+  app,
+  { ctx },
+) => {
   const anyUser = requireRole(ctx);
   const adminOrBot = requireRole(ctx, "admin", "bot");
+  const admin = requireRole(ctx, "admin");
   const tags = ["messages"];
   const security = [{ bearer: [] }];
 
-  app.post<{
-    Params: { roomId: number };
-    Body: { content?: unknown; contentFormat?: unknown } | undefined;
-  }>(
+  // The body is typed as unchecked: with attachValidation the handler also sees bodies that failed.
+  app.post<{ Params: Static<typeof roomParams>; Body: unknown }>(
     "/api/rooms/:roomId/messages",
     {
-      preHandler: anyUser,
-      // The handler maps schema failures itself, so a member gets the same content codes as ingest.
+      onRequest: anyUser,
+      bodyLimit: MESSAGE_BODY_LIMIT,
+      // A body that fails the schema is answered by the content rules first (see the handler).
       attachValidation: true,
       schema: {
         tags,
@@ -43,22 +48,9 @@ export const messagesRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (ap
         summary:
           "Post a message (fires MESSAGE_CREATED; DLP may block it, AI moderation may flag or quarantine it)",
         params: roomParams,
-        body: {
-          type: "object",
-          additionalProperties: false,
-          required: ["content"],
-          properties: {
-            content: {
-              type: "string",
-              minLength: 1,
-              maxLength: MAX_CONTENT_BYTES,
-              description: `1 to ${MAX_CONTENT_BYTES} UTF-8 bytes`,
-            },
-            contentFormat: { type: "string", enum: ["markdown", "html"], default: "markdown" },
-          },
-        },
+        body: PostMessageParamsSchema,
         response: {
-          201: messageSchema,
+          201: StoredMessageSchema,
           400: problemSchema,
           404: problemSchema,
           422: problemSchema,
@@ -69,48 +61,87 @@ export const messagesRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (ap
     async (request, reply) => {
       const failed = request.validationError;
       if (failed && failed.validationContext !== "body") throw failed;
-      const message = await postRoomMessage(
-        ctx,
-        request.principal,
-        request.params.roomId,
-        request.body,
-        failed,
-      );
-      return reply.code(201).send(message);
+      const { roomId } = request.params;
+      // Membership before content, so a stranger learns nothing about what the room accepts.
+      await roomForMember(ctx.db, roomId, request.principal);
+      // The content rules answer first, with the same codes as ingest (content_required rather
+      // than a schema error); what they do not cover, such as an unknown field, answers next.
+      const message = validateMessageBody(request.body);
+      if (failed) throw failed;
+      return reply.code(201).send(await postRoomMessage(ctx, request.principal, roomId, message));
     },
   );
 
-  app.get<{ Params: { roomId: number }; Querystring: { limit: number; cursor?: string } }>(
+  app.get(
     "/api/rooms/:roomId/messages",
     {
-      preHandler: anyUser,
+      onRequest: anyUser,
       schema: {
         tags,
         security,
         summary:
           "List a room's messages, newest first (quarantined and rejected ones only for admins)",
         params: roomParams,
-        querystring: { type: "object", properties: listQuerySchema },
+        querystring: ListParamsSchema,
         response: {
-          200: listOf(messageSchema),
+          200: PageOf(StoredMessageSchema),
           400: problemSchema,
           404: problemSchema,
           ...authErrors,
         },
       },
     },
-    async (request) => listMessages(ctx, request.principal, request.params.roomId, request.query),
+    async (request) =>
+      toPage(
+        await listMessages(ctx, request.principal, request.params.roomId, {
+          beforeId: decodeCursor(request.query.cursor),
+          limit: pageLimit(request.query),
+        }),
+      ),
   );
 
-  app.get<{ Params: { roomId: number; messageId: number } }>(
-    "/api/rooms/:roomId/messages/:messageId",
+  app.get(
+    "/api/admin/rooms/:roomId/messages",
     {
-      preHandler: adminOrBot,
+      onRequest: admin,
       schema: {
         tags,
         security,
         summary:
-          "Fetch one message with the representation the Accept header asks for (admins and bots)",
+          "List any room's or direct message's messages as an admin, hidden ones included (newest first)",
+        description:
+          "The one way for an admin who is not a member to read a direct message: the member routes answer 403.",
+        params: roomParams,
+        querystring: ListParamsSchema,
+        response: {
+          200: PageOf(StoredMessageSchema),
+          400: problemSchema,
+          404: problemSchema,
+          ...authErrors,
+        },
+      },
+    },
+    async (request) =>
+      toPage(
+        await listMessages(
+          ctx,
+          request.principal,
+          request.params.roomId,
+          { beforeId: decodeCursor(request.query.cursor), limit: pageLimit(request.query) },
+          { asAdmin: true },
+        ),
+      ),
+  );
+
+  app.get(
+    "/api/rooms/:roomId/messages/:messageId",
+    {
+      onRequest: adminOrBot,
+      schema: {
+        tags,
+        security,
+        summary:
+          "Fetch one message with the representation the Accept header asks for (admins and bots; a direct message's only for its members)",
         description:
           "Accept `application/vnd.parley.v3+json` or `application/json` (content as stored), " +
           "`application/vnd.parley.v3.raw+json` (adds contentRaw), `.text+json` (adds contentText), " +
@@ -120,7 +151,7 @@ export const messagesRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (ap
         headers: { type: "object", properties: { accept: { type: "string" } } },
         response: {
           200: {
-            ...representationSchema,
+            ...MessageSchema,
             headers: {
               "X-Parley-Media-Type": { type: "string", description: "e.g. parley.v3; format=full" },
             },

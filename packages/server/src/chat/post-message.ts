@@ -1,21 +1,17 @@
 import type { AppContext } from "../app-context.js";
-import { compiledOnce } from "../db/compiled-query.js";
-import type { MessagesTable } from "../db/schema.js";
 import { AppError } from "../errors/app-error.js";
 import { eventData } from "../events/event-catalogue.js";
-import { inTransaction } from "../events/in-transaction.js";
+import { insertModerationFlag } from "../moderation-queue/moderation-flags-repository.js";
 import { scanForDlp } from "../safety/dlp/scan-for-dlp.js";
 import {
   decideModeration,
   type ModerationBand,
   type ModerationStatus,
 } from "../safety/moderation/moderation-decision.js";
-import type { ContentFormat } from "./rendering/render-message.js";
+import { validateMessageContent } from "./content-rules.js";
+import { findRoomForPost, insertMessageRow, isMemberForPost } from "./messages-repository.js";
+import { renderMessage, type ContentFormat } from "./rendering/render-message.js";
 import { sanitizeHtml } from "./rendering/sanitize-html.js";
-import { toPlainText } from "./rendering/to-plain-text.js";
-
-/** Spec limit: `content` is at most 16 KB, counted in UTF-8 bytes, not characters. */
-export const MAX_CONTENT_BYTES = 16_384;
 
 export type MessageSender =
   | { type: "user"; userId: number; username: string; displayName: string }
@@ -28,7 +24,7 @@ export type MessageSender =
 
 export interface PostMessageInput {
   roomId: number;
-  /** Unvalidated: checked here so every path (API, ingest, CLI) answers the same codes. */
+  /** Unvalidated: checked here by the content rules, so every path answers the same codes. */
   content: unknown;
   contentFormat?: unknown;
   sender: MessageSender;
@@ -48,67 +44,33 @@ interface ModerationOutcome {
   status: ModerationStatus;
 }
 
-// The statements of every post, built and compiled once (Kysely's building and compiling cost
-// more than SQLite running them).
-const selectRoom = compiledOnce<{ id: number; deleted_at: number | null }, { roomId: number }>(
-  (db, slot) =>
-    db.selectFrom("rooms").select(["id", "deleted_at"]).where("id", "=", slot("roomId")),
-);
-const selectMember = compiledOnce<{ user_id: number }, { roomId: number; userId: number }>(
-  (db, slot) =>
-    db
-      .selectFrom("room_members")
-      .select("user_id")
-      .where("room_id", "=", slot("roomId"))
-      .where("user_id", "=", slot("userId")),
-);
-type NewMessage = Omit<MessagesTable, "id">;
-const insertMessage = compiledOnce<{ id: number; created_at: number }, NewMessage>((db, slot) =>
-  db
-    .insertInto("messages")
-    .values({
-      room_id: slot("room_id"),
-      sender_user_id: slot("sender_user_id"),
-      inbound_webhook_id: slot("inbound_webhook_id"),
-      sender_display_name: slot("sender_display_name"),
-      sender_avatar_url: slot("sender_avatar_url"),
-      content: slot("content"),
-      content_format: slot("content_format"),
-      moderation_status: slot("moderation_status"),
-      created_at: slot("created_at"),
-    })
-    .returning(["id", "created_at"]),
-);
-
-/** Validates `content`/`contentFormat` and returns them typed; throws the spec's 400 codes. */
-export function validateContent(
-  content: unknown,
-  contentFormat: unknown,
-): { content: string; format: ContentFormat } {
-  if (contentFormat !== undefined && contentFormat !== "markdown" && contentFormat !== "html") {
-    throw new AppError("invalid_content_format", 'contentFormat must be "markdown" or "html"');
+/** The plain text readers will see; content that cannot be rendered is refused (400), not stored. */
+function renderOrRefuse(stored: string, format: ContentFormat): string {
+  try {
+    return renderMessage(stored, format).text;
+  } catch {
+    throw new AppError("content_not_renderable", "the content could not be rendered");
   }
-  if (typeof content !== "string" || content.length === 0) {
-    throw new AppError("content_required", "content must be a non-empty string");
-  }
-  const bytes = Buffer.byteLength(content, "utf8");
-  if (bytes > MAX_CONTENT_BYTES) {
-    throw new AppError(
-      "content_too_large",
-      `content is ${bytes} UTF-8 bytes; the limit is ${MAX_CONTENT_BYTES}`,
-      {
-        limit: MAX_CONTENT_BYTES,
-        size: bytes,
-      },
-    );
-  }
-  return { content, format: (contentFormat ?? "markdown") as ContentFormat };
 }
 
-async function moderate(ctx: AppContext, text: string): Promise<ModerationOutcome | null> {
-  if (!ctx.safety.classifier) return null;
+/**
+ * Classifies the text a reader sees and, when it differs, the raw input too; the higher score
+ * decides, so neither markup that splits a word nor markup that joins one slips past.
+ */
+async function moderate(
+  ctx: AppContext,
+  readerText: string,
+  raw: string,
+): Promise<ModerationOutcome | null> {
+  const classifier = ctx.safety.classifier;
+  if (!classifier) return null;
   try {
-    const result = await ctx.safety.classifier.classify(text);
+    const results = await Promise.all(
+      readerText === raw
+        ? [classifier.classify(raw)]
+        : [readerText, raw].map((text) => classifier.classify(text)),
+    );
+    const result = results.reduce((a, b) => (b.score > a.score ? b : a));
     const decision = decideModeration(result, ctx.safety.thresholds);
     return decision ? { category: result.category, score: result.score, ...decision } : null;
   } catch {
@@ -118,17 +80,24 @@ async function moderate(ctx: AppContext, text: string): Promise<ModerationOutcom
 }
 
 /**
- * Posts a message into a room: validation, DLP (blocked content is never stored), HTML
- * sanitization, AI moderation, then ONE transaction that writes the message and emits its events.
- * MESSAGE_CREATED fires for visible messages; a QUARANTINED message is hidden pending review and
+ * Posts a message into a room: validation, HTML sanitization, DLP on the raw input and on the
+ * rendered text (blocked content is never stored), AI moderation on both, then ONE transaction that writes the message and emits its events.
+ * MESSAGE_CREATED fires for visible messages of rooms (not of DMs); a QUARANTINED message is hidden pending review and
  * fires only its moderation event (MESSAGE_CREATED follows if a reviewer approves it).
  */
 export async function postMessage(
   ctx: AppContext,
   input: PostMessageInput,
 ): Promise<PostedMessage> {
-  const { content, format } = validateContent(input.content, input.contentFormat);
-  const match = scanForDlp(ctx.safety.dlp, content);
+  const { content, format } = validateMessageContent(input.content, input.contentFormat);
+  const stored = format === "html" ? sanitizeHtml(content) : content;
+  // What a reader sees: entities decoded, markup and markdown gone. DLP and moderation read it as
+  // well as the raw input, so "&#52;111 1111 1111 1111" or "4111 1111 1111 111**1**" is the card
+  // number it shows, and "k**i**ll" the word it shows.
+  const readerText = renderOrRefuse(stored, format);
+  const match =
+    scanForDlp(ctx.safety.dlp, content) ??
+    (readerText === content ? null : scanForDlp(ctx.safety.dlp, readerText));
   if (match) {
     throw new AppError(
       "dlp_blocked",
@@ -138,38 +107,35 @@ export async function postMessage(
       },
     );
   }
-  const stored = format === "html" ? sanitizeHtml(content) : content;
   // Classify outside the transaction: a remote provider must not hold a database connection.
-  const moderation = await moderate(ctx, format === "html" ? toPlainText(stored) : content);
+  const moderation = await moderate(ctx, readerText, content);
 
-  return inTransaction(ctx, async (tx) => {
-    const room = (await selectRoom(tx.db, { roomId: input.roomId })).rows[0];
+  return ctx.database.transaction(async (tx) => {
+    const room = await findRoomForPost(tx.db, input.roomId);
     if (!room || room.deleted_at !== null)
       throw new AppError("not_found", `no room ${input.roomId}`);
     const sender = input.sender;
     if (sender.type === "user") {
-      const member = (await selectMember(tx.db, { roomId: input.roomId, userId: sender.userId }))
-        .rows[0];
-      if (!member)
+      if (!(await isMemberForPost(tx.db, input.roomId, sender.userId)))
         throw new AppError("not_a_member", `you are not a member of room ${input.roomId}`);
     }
     const now = ctx.now();
-    const message = (
-      await insertMessage(tx.db, {
-        room_id: input.roomId,
-        sender_user_id: sender.type === "user" ? sender.userId : null,
-        inbound_webhook_id: sender.type === "integration" ? sender.inboundWebhookId : null,
-        sender_display_name: sender.displayName,
-        sender_avatar_url: sender.type === "integration" ? sender.avatarUrl : null,
-        content: stored,
-        content_format: format,
-        moderation_status: moderation?.status ?? "none",
-        created_at: now,
-      })
-    ).rows[0]!;
+    const message = await insertMessageRow(tx.db, {
+      room_id: input.roomId,
+      sender_user_id: sender.type === "user" ? sender.userId : null,
+      inbound_webhook_id: sender.type === "integration" ? sender.inboundWebhookId : null,
+      sender_display_name: sender.displayName,
+      sender_avatar_url: sender.type === "integration" ? sender.avatarUrl : null,
+      content: stored,
+      content_format: format,
+      moderation_status: moderation?.status ?? "none",
+      created_at: now,
+    });
     const senderId = sender.type === "user" ? sender.userId : null;
 
-    if (moderation?.status !== "QUARANTINED") {
+    // A direct message is private to its two members: integrations hear of it only once it is
+    // promoted to a room (moderation events still fire, for the reviewers; they carry no content).
+    if (moderation?.status !== "QUARANTINED" && room.kind === "room") {
       await tx.emit(
         "MESSAGE_CREATED",
         eventData.messageCreated({
@@ -182,29 +148,22 @@ export async function postMessage(
       );
     }
     if (moderation) {
-      const flag = await tx.db
-        .insertInto("moderation_flags")
-        .values({
-          message_id: message.id,
-          room_id: input.roomId,
-          category: moderation.category,
-          score: moderation.score,
-          band: moderation.band,
-          status: moderation.status,
-          review_status: "pending",
-          reviewed_by: null,
-          reviewed_at: null,
-          created_at: now,
-        })
-        .returning("id")
-        .executeTakeFirstOrThrow();
+      const flagId = await insertModerationFlag(tx.db, {
+        messageId: message.id,
+        roomId: input.roomId,
+        category: moderation.category,
+        score: moderation.score,
+        band: moderation.band,
+        status: moderation.status,
+        now,
+      });
       await tx.emit(
         moderation.status === "QUARANTINED"
           ? "MESSAGE_AUTO_MODERATION_QUARANTINED"
           : "MESSAGE_AUTO_MODERATION_FLAGGED",
         eventData.moderation(
           {
-            flaggedMessageId: flag.id,
+            flaggedMessageId: flagId,
             messageId: message.id,
             roomId: input.roomId,
             senderId,

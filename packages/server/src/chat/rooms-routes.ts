@@ -1,9 +1,16 @@
-import type { FastifyPluginAsync } from "fastify";
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import {
+  IdParams,
+  ListParamsSchema,
+  OpenDmParamsSchema,
+  PageOf,
+  RoomNameParamsSchema,
+  RoomSchema,
+} from "@parley/client/wire";
 import type { AppContext } from "../app-context.js";
 import { requireRole } from "../auth/require-role.js";
-import { listQuerySchema } from "../http/pagination.js";
-import { authErrors, listOf, problemSchema } from "../http/schemas.js";
-import { idParamsOf, roomSchema } from "./chat-schemas.js";
+import { decodeCursor, pageLimit, toPage } from "../http/pagination.js";
+import { authErrors, problemSchema } from "../http/schemas.js";
 import { openDm, promoteDm } from "./dms-service.js";
 import {
   adminDeleteRoom,
@@ -15,79 +22,79 @@ import {
   listRooms,
 } from "./rooms-service.js";
 
-const roomParams = idParamsOf("roomId");
-const dmParams = idParamsOf("dmId");
-const nameBody = {
-  type: "object",
-  additionalProperties: false,
-  required: ["name"],
-  properties: { name: { type: "string", description: "1 to 200 characters, not blank; trimmed" } },
-} as const;
+const roomParams = IdParams("roomId");
+const dmParams = IdParams("dmId");
 
 /** Rooms and direct messages: create, list, join, leave, delete, promote a DM to a room. */
-export const roomsRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
+export const roomsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
   const anyUser = requireRole(ctx);
   const admin = requireRole(ctx, "admin");
   const tags = ["rooms"];
   const security = [{ bearer: [] }];
 
-  app.post<{ Body: { name: string } }>(
+  app.post(
     "/api/rooms",
     {
-      preHandler: anyUser,
+      onRequest: anyUser,
       schema: {
         tags,
         security,
         summary: "Create a room (fires ROOM_CREATED; the creator joins it)",
-        body: nameBody,
-        response: { 201: roomSchema, 400: problemSchema, 401: problemSchema },
+        body: RoomNameParamsSchema,
+        response: { 201: RoomSchema, 400: problemSchema, 401: problemSchema },
       },
     },
     async (request, reply) =>
       reply.code(201).send(await createRoom(ctx, request.principal, request.body)),
   );
 
-  app.get<{ Querystring: { limit: number; cursor?: string } }>(
+  app.get(
     "/api/rooms",
     {
-      preHandler: anyUser,
+      onRequest: anyUser,
       schema: {
         tags,
         security,
         summary: "List the rooms and direct messages you are a member of",
-        querystring: { type: "object", properties: listQuerySchema },
-        response: { 200: listOf(roomSchema), 400: problemSchema, 401: problemSchema },
+        querystring: ListParamsSchema,
+        response: { 200: PageOf(RoomSchema), 400: problemSchema, 401: problemSchema },
       },
     },
-    async (request) => listRooms(ctx, request.principal, request.query),
+    async (request) =>
+      toPage(
+        await listRooms(ctx, request.principal, {
+          afterId: decodeCursor(request.query.cursor),
+          limit: pageLimit(request.query),
+        }),
+      ),
   );
 
-  app.get<{ Params: { roomId: number } }>(
+  app.get(
     "/api/rooms/:roomId",
     {
-      preHandler: anyUser,
+      onRequest: anyUser,
       schema: {
         tags,
         security,
         summary: "Get a room (members and admins)",
         params: roomParams,
-        response: { 200: roomSchema, 400: problemSchema, 404: problemSchema, ...authErrors },
+        response: { 200: RoomSchema, 400: problemSchema, 404: problemSchema, ...authErrors },
       },
     },
     async (request) => getRoom(ctx, request.principal, request.params.roomId),
   );
 
-  app.post<{ Params: { roomId: number } }>(
+  app.post(
     "/api/rooms/:roomId/join",
     {
-      preHandler: anyUser,
+      onRequest: anyUser,
       schema: {
         tags,
         security,
         summary: "Join a room (fires USER_JOINED_ROOM)",
         params: roomParams,
         response: {
-          200: roomSchema,
+          200: RoomSchema,
           400: problemSchema,
           404: problemSchema,
           409: problemSchema,
@@ -98,10 +105,10 @@ export const roomsRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, 
     async (request) => joinRoom(ctx, request.principal, request.params.roomId),
   );
 
-  app.post<{ Params: { roomId: number } }>(
+  app.post(
     "/api/rooms/:roomId/leave",
     {
-      preHandler: anyUser,
+      onRequest: anyUser,
       schema: {
         tags,
         security,
@@ -116,10 +123,10 @@ export const roomsRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, 
     },
   );
 
-  app.delete<{ Params: { roomId: number } }>(
+  app.delete(
     "/api/rooms/:roomId",
     {
-      preHandler: anyUser,
+      onRequest: anyUser,
       schema: {
         tags,
         security,
@@ -134,10 +141,10 @@ export const roomsRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, 
     },
   );
 
-  app.delete<{ Params: { roomId: number } }>(
+  app.delete(
     "/api/admin/rooms/:roomId",
     {
-      preHandler: admin,
+      onRequest: admin,
       schema: {
         tags,
         security,
@@ -152,23 +159,18 @@ export const roomsRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, 
     },
   );
 
-  app.post<{ Body: { userId: number } }>(
+  app.post(
     "/api/dms",
     {
-      preHandler: anyUser,
+      onRequest: anyUser,
       schema: {
         tags,
         security,
         summary: "Open a direct message with a user (201), or get the one already open (200)",
-        body: {
-          type: "object",
-          additionalProperties: false,
-          required: ["userId"],
-          properties: { userId: { type: "integer", minimum: 1 } },
-        },
+        body: OpenDmParamsSchema,
         response: {
-          200: roomSchema,
-          201: roomSchema,
+          200: RoomSchema,
+          201: RoomSchema,
           400: problemSchema,
           401: problemSchema,
           404: problemSchema,
@@ -181,19 +183,19 @@ export const roomsRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, 
     },
   );
 
-  app.post<{ Params: { dmId: number }; Body: { name: string } }>(
+  app.post(
     "/api/dms/:dmId/promote",
     {
-      preHandler: anyUser,
+      onRequest: anyUser,
       schema: {
         tags,
         security,
         summary:
           "Promote a direct message to a named room (fires ROOM_CREATED with convertedFromDm)",
         params: dmParams,
-        body: nameBody,
+        body: RoomNameParamsSchema,
         response: {
-          200: roomSchema,
+          200: RoomSchema,
           400: problemSchema,
           404: problemSchema,
           409: problemSchema,

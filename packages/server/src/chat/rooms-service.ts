@@ -1,27 +1,27 @@
-import type { Kysely, Transaction } from "kysely";
+import type { Room } from "@parley/client/wire";
+import type { Kysely } from "kysely";
 import type { AppContext } from "../app-context.js";
 import type { Principal } from "../auth/principal.js";
 import { isUniqueViolation } from "../db/dialect.js";
+import { keysetSlice, type KeysetSlice } from "../db/keyset-slice.js";
 import type { Database } from "../db/schema.js";
 import { AppError } from "../errors/app-error.js";
 import { eventData, isoTime } from "../events/event-catalogue.js";
-import { inTransaction } from "../events/in-transaction.js";
-import { decodeCursor, toPage, type Page } from "../http/pagination.js";
 import { findLiveRoom, roomForMember } from "./room-access.js";
+import {
+  addMembers,
+  clearDmKey,
+  findRoomViewRow,
+  insertRoomRow,
+  isMember,
+  listMemberRoomViewRows,
+  markRoomDeleted,
+  removeMember,
+  type RoomViewRow,
+} from "./rooms-repository.js";
 
-type Db = Kysely<Database> | Transaction<Database>;
-
-/** A room or direct message as the API shows it. */
-export interface RoomView {
-  id: number;
-  /** null for a direct message that was not promoted. */
-  name: string | null;
-  kind: "room" | "dm";
-  /** The creator's username (as in ROOM_CREATED); for a promoted DM, whoever promoted it. */
-  createdBy: string;
-  createdAt: string;
-  memberCount: number;
-}
+/** A room or direct message as the API shows it: the wire's Room. */
+export type RoomView = Room;
 
 export const MAX_ROOM_NAME_CHARS = 200;
 
@@ -38,34 +38,6 @@ export function validateRoomName(name: string): string {
   return trimmed;
 }
 
-function selectRoomViews(db: Db) {
-  return db
-    .selectFrom("rooms")
-    .innerJoin("users as creator", "creator.id", "rooms.created_by")
-    .select((eb) => [
-      "rooms.id",
-      "rooms.name",
-      "rooms.kind",
-      "rooms.created_at",
-      "creator.username as created_by_username",
-      eb
-        .selectFrom("room_members")
-        .select((inner) => inner.fn.countAll<number>().as("count"))
-        .whereRef("room_members.room_id", "=", "rooms.id")
-        .as("member_count"),
-    ])
-    .where("rooms.deleted_at", "is", null);
-}
-
-interface RoomViewRow {
-  id: number;
-  name: string | null;
-  kind: "room" | "dm";
-  created_at: number;
-  created_by_username: string;
-  member_count: number | string | bigint | null;
-}
-
 function toRoomView(row: RoomViewRow): RoomView {
   return {
     id: row.id,
@@ -78,8 +50,8 @@ function toRoomView(row: RoomViewRow): RoomView {
 }
 
 /** The view of a live room; 404 when it is gone. */
-export async function roomView(db: Db, roomId: number): Promise<RoomView> {
-  const row = await selectRoomViews(db).where("rooms.id", "=", roomId).executeTakeFirst();
+export async function roomView(db: Kysely<Database>, roomId: number): Promise<RoomView> {
+  const row = await findRoomViewRow(db, roomId);
   if (!row) throw new AppError("not_found", `no room ${roomId}`);
   return toRoomView(row);
 }
@@ -91,29 +63,16 @@ export async function createRoom(
   input: { name: string },
 ): Promise<RoomView> {
   const name = validateRoomName(input.name);
-  return inTransaction(ctx, async (tx) => {
+  return ctx.database.transaction(async (tx) => {
     const now = ctx.now();
-    const room = await tx.db
-      .insertInto("rooms")
-      .values({
-        name,
-        kind: "room",
-        created_by: actor.userId,
-        deleted_at: null,
-        created_at: now,
-        dm_key: null,
-      })
-      .returning("id")
-      .executeTakeFirstOrThrow();
-    await tx.db
-      .insertInto("room_members")
-      .values({ room_id: room.id, user_id: actor.userId, joined_at: now })
-      .execute();
-    await tx.emit(
-      "ROOM_CREATED",
-      eventData.roomCreated({ roomId: room.id, createdBy: actor.username }),
+    const roomId = await insertRoomRow(
+      tx.db,
+      { name, kind: "room", createdBy: actor.userId, dmKey: null },
+      now,
     );
-    return roomView(tx.db, room.id);
+    await addMembers(tx.db, roomId, [actor.userId], now);
+    await tx.emit("ROOM_CREATED", eventData.roomCreated({ roomId, createdBy: actor.username }));
+    return roomView(tx.db, roomId);
   });
 }
 
@@ -121,17 +80,13 @@ export async function createRoom(
 export async function listRooms(
   ctx: AppContext,
   actor: Principal,
-  query: { limit: number; cursor?: string | undefined },
-): Promise<Page<RoomView>> {
-  const after = decodeCursor(query.cursor);
-  let select = selectRoomViews(ctx.db)
-    .innerJoin("room_members as mine", (join) =>
-      join.onRef("mine.room_id", "=", "rooms.id").on("mine.user_id", "=", actor.userId),
-    )
-    .orderBy("rooms.id", "asc")
-    .limit(query.limit + 1);
-  if (after !== undefined) select = select.where("rooms.id", ">", after);
-  return toPage(await select.execute(), query.limit, toRoomView);
+  page: { afterId?: number | undefined; limit: number },
+): Promise<KeysetSlice<RoomView>> {
+  const rows = await listMemberRoomViewRows(ctx.db, actor.userId, {
+    afterId: page.afterId,
+    limit: page.limit,
+  });
+  return keysetSlice(rows, page.limit, toRoomView);
 }
 
 /** A room for one of its members, or for an admin. */
@@ -150,15 +105,10 @@ export async function joinRoom(
   actor: Principal,
   roomId: number,
 ): Promise<RoomView> {
-  return inTransaction(ctx, async (tx) => {
+  return ctx.database.transaction(async (tx) => {
     const room = await findLiveRoom(tx.db, roomId);
-    const member = await tx.db
-      .selectFrom("room_members")
-      .select("user_id")
-      .where("room_id", "=", roomId)
-      .where("user_id", "=", actor.userId)
-      .executeTakeFirst();
-    if (member) throw new AppError("already_member", `you are already a member of room ${roomId}`);
+    if (await isMember(tx.db, roomId, actor.userId))
+      throw new AppError("already_member", `you are already a member of room ${roomId}`);
     if (room.kind === "dm") {
       throw new AppError(
         "not_a_member",
@@ -166,10 +116,7 @@ export async function joinRoom(
       );
     }
     try {
-      await tx.db
-        .insertInto("room_members")
-        .values({ room_id: roomId, user_id: actor.userId, joined_at: ctx.now() })
-        .execute();
+      await addMembers(tx.db, roomId, [actor.userId], ctx.now());
     } catch (error) {
       // A concurrent join of the same user won the race.
       if (isUniqueViolation(error))
@@ -178,56 +125,43 @@ export async function joinRoom(
     }
     await tx.emit(
       "USER_JOINED_ROOM",
-      eventData.roomMembership({ roomId, username: actor.username }),
+      eventData.roomMembership({ roomId, username: actor.username, via: "membership" }),
     );
     return roomView(tx.db, roomId);
   });
 }
 
 /**
- * Leaves a room or direct message; fires USER_LEFT_ROOM. Leaving a DM closes it for good: the pair
+ * Leaves a room or direct message; fires USER_LEFT_ROOM for a room. Leaving a DM closes it for good: the pair
  * opens a new one with POST /api/dms.
  */
 export async function leaveRoom(ctx: AppContext, actor: Principal, roomId: number): Promise<void> {
-  await inTransaction(ctx, async (tx) => {
+  await ctx.database.transaction(async (tx) => {
     const room = await findLiveRoom(tx.db, roomId);
-    const left = await tx.db
-      .deleteFrom("room_members")
-      .where("room_id", "=", roomId)
-      .where("user_id", "=", actor.userId)
-      .executeTakeFirst();
-    if (Number(left.numDeletedRows) === 0)
+    if (!(await removeMember(tx.db, roomId, actor.userId)))
       throw new AppError("not_a_member", `you are not a member of room ${roomId}`);
-    if (room.kind === "dm")
-      await tx.db.updateTable("rooms").set({ dm_key: null }).where("id", "=", roomId).execute();
-    await tx.emit("USER_LEFT_ROOM", eventData.roomMembership({ roomId, username: actor.username }));
+    if (room.kind === "dm") {
+      await clearDmKey(tx.db, roomId);
+      // Integrations never heard of this DM (it fires nothing until promoted): nothing to announce.
+      return;
+    }
+    await tx.emit(
+      "USER_LEFT_ROOM",
+      eventData.roomMembership({ roomId, username: actor.username, via: "membership" }),
+    );
   });
 }
 
-/** Soft-deletes a live room; false when it was already gone (a concurrent delete won). */
-async function markDeleted(
-  tx: Transaction<Database>,
-  roomId: number,
-  now: number,
-): Promise<boolean> {
-  const result = await tx
-    .updateTable("rooms")
-    .set({ deleted_at: now, dm_key: null })
-    .where("id", "=", roomId)
-    .where("deleted_at", "is", null)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
-}
-
-/** The creator deletes their room (or a DM they opened); fires ROOM_DELETED. */
+/** The creator deletes their room (or a DM they opened); fires ROOM_DELETED for a room. */
 export async function deleteRoom(ctx: AppContext, actor: Principal, roomId: number): Promise<void> {
-  await inTransaction(ctx, async (tx) => {
+  await ctx.database.transaction(async (tx) => {
     const room = await findLiveRoom(tx.db, roomId);
     if (room.created_by !== actor.userId) {
       throw new AppError("not_room_creator", `only the creator of room ${roomId} can delete it`);
     }
-    if (!(await markDeleted(tx.db, roomId, ctx.now())))
+    if (!(await markRoomDeleted(tx.db, roomId, ctx.now())))
       throw new AppError("not_found", `no room ${roomId}`);
+    if (room.kind === "dm") return;
     await tx.emit("ROOM_DELETED", eventData.roomDeleted({ roomId, deletedBy: actor.username }));
   });
 }
@@ -238,9 +172,9 @@ export async function adminDeleteRoom(
   actor: Principal,
   roomId: number,
 ): Promise<void> {
-  await inTransaction(ctx, async (tx) => {
+  await ctx.database.transaction(async (tx) => {
     await findLiveRoom(tx.db, roomId);
-    if (!(await markDeleted(tx.db, roomId, ctx.now())))
+    if (!(await markRoomDeleted(tx.db, roomId, ctx.now())))
       throw new AppError("not_found", `no room ${roomId}`);
     await tx.emit(
       "ADMIN_ROOM_DELETED",

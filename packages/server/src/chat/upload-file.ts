@@ -1,25 +1,18 @@
 import fs from "node:fs";
 import type { Readable } from "node:stream";
+import type { UploadedFile } from "@parley/client/wire";
 import type { AppContext } from "../app-context.js";
 import type { Principal } from "../auth/principal.js";
 import { AppError } from "../errors/app-error.js";
 import { eventData, isoTime } from "../events/event-catalogue.js";
-import { inTransaction } from "../events/in-transaction.js";
 import { AntivirusUnavailableError } from "../safety/antivirus/antivirus-unavailable-error.js";
+import { CONTROL_CHARACTER } from "./content-rules.js";
+import { insertFileRow } from "./files-repository.js";
 import { filesDir, receiveFile, removeQuietly, type ReceivedFile } from "./file-store.js";
 import { roomForMember } from "./room-access.js";
 
-export interface FileView {
-  id: number;
-  roomId: number;
-  fileName: string;
-  fileSize: number;
-  fileType: string;
-  sha256: string;
-  /** The uploader's username (as in FILE_UPLOADED). */
-  uploadedBy: string;
-  createdAt: string;
-}
+/** A stored file as the API shows it: the wire's UploadedFile. */
+export type FileView = UploadedFile;
 
 export interface IncomingUpload {
   /** As the client named it; reduced to a safe base name here. */
@@ -31,12 +24,12 @@ export interface IncomingUpload {
 }
 
 const MAX_NAME_CHARS = 255;
+const CONTROL_CHARACTERS = new RegExp(CONTROL_CHARACTER.source, "g");
 const MEDIA_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]*\/[a-z0-9][a-z0-9!#$&^_.+-]*$/i;
 
 /** The base name without directories or control characters, at most 255 characters. */
 export function safeFileName(name: string): string {
-  // eslint-disable-next-line no-control-regex
-  const base = (name.split(/[\\/]/).pop() ?? "").replace(/[\u0000-\u001f\u007f]/g, "").trim();
+  const base = (name.split(/[\\/]/).pop() ?? "").replace(CONTROL_CHARACTERS, "").trim();
   const clipped = [...base].slice(0, MAX_NAME_CHARS).join("");
   return clipped === "" || clipped === "." || clipped === ".." ? "upload" : clipped;
 }
@@ -75,26 +68,22 @@ export async function uploadFile(
       );
     }
     await scanOrReject(ctx, actor, roomId, received, fileName, fileType);
-    return await inTransaction(ctx, async (tx) => {
+    return await ctx.database.transaction(async (tx) => {
       // The room may have been deleted, or the uploader removed, while the bytes arrived.
-      await roomForMember(tx.db, roomId, actor);
+      const room = await roomForMember(tx.db, roomId, actor);
       const now = ctx.now();
-      const row = await tx.db
-        .insertInto("files")
-        .values({
-          room_id: roomId,
-          uploaded_by: actor.userId,
-          file_name: fileName,
-          file_size: received.size,
-          file_type: fileType,
-          sha256: received.sha256,
-          storage_key: received.storageKey,
-          created_at: now,
-        })
-        .returning("id")
-        .executeTakeFirstOrThrow();
+      const fileId = await insertFileRow(tx.db, {
+        room_id: roomId,
+        uploaded_by: actor.userId,
+        file_name: fileName,
+        file_size: received.size,
+        file_type: fileType,
+        sha256: received.sha256,
+        storage_key: received.storageKey,
+        created_at: now,
+      });
       const view: FileView = {
-        id: row.id,
+        id: fileId,
         roomId,
         fileName,
         fileSize: received.size,
@@ -103,7 +92,9 @@ export async function uploadFile(
         uploadedBy: actor.username,
         createdAt: isoTime(now),
       };
-      await tx.emit("FILE_UPLOADED", eventData.fileUploaded({ ...view, fileId: view.id }));
+      // A DM's files, like its messages, stay between its members until it is promoted.
+      if (room.kind === "room")
+        await tx.emit("FILE_UPLOADED", eventData.fileUploaded({ ...view, fileId: view.id }));
       await fs.promises.rename(received.tempPath, received.finalPath);
       return view;
     });
@@ -140,7 +131,7 @@ async function scanOrReject(
   }
   if (!verdict.infected) return;
   await removeQuietly(received.tempPath);
-  await inTransaction(ctx, async (tx) => {
+  await ctx.database.transaction(async (tx) => {
     await tx.emit(
       "FILE_INFECTION_DETECTED",
       eventData.fileInfectionDetected({

@@ -1,8 +1,17 @@
-import type { FastifyPluginAsync } from "fastify";
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import {
+  CreateUserParamsSchema,
+  IdParamsSchema,
+  IssuedTokenSchema,
+  IssueTokenParamsSchema,
+  ListParamsSchema,
+  PageOf,
+  UserSchema,
+} from "@parley/client/wire";
 import type { AppContext } from "../app-context.js";
 import { requireRole } from "../auth/require-role.js";
-import { listQuerySchema } from "../http/pagination.js";
-import { authErrors, idParams, listOf, problemSchema, timestamp } from "../http/schemas.js";
+import { decodeCursor, pageLimit, toPage } from "../http/pagination.js";
+import { authErrors, problemSchema } from "../http/schemas.js";
 import {
   createUser,
   deleteUser,
@@ -13,99 +22,76 @@ import {
   toUserView,
 } from "./users-service.js";
 
-const user = {
-  type: "object",
-  properties: {
-    id: { type: "integer" },
-    username: { type: "string" },
-    displayName: { type: "string" },
-    role: { type: "string", enum: ["admin", "bot", "user"] },
-    status: { type: "string", enum: ["active", "disabled", "deleted"] },
-    createdAt: timestamp,
-  },
-  required: ["id", "username", "displayName", "role", "status", "createdAt"],
-} as const;
-
 /** Admin management of user accounts and their tokens. */
-export const usersRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
+export const usersRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
   const admin = requireRole(ctx, "admin");
   const tags = ["users"];
   const security = [{ bearer: [] }];
 
-  app.post<{ Body: { username: string; displayName?: string; role: "admin" | "bot" | "user" } }>(
+  app.post(
     "/api/admin/users",
     {
-      preHandler: admin,
+      onRequest: admin,
       schema: {
         tags,
         security,
         summary: "Create a user",
-        body: {
-          type: "object",
-          additionalProperties: false,
-          required: ["username", "role"],
-          properties: {
-            username: { type: "string", pattern: "^[a-z0-9][a-z0-9._-]{0,63}$" },
-            displayName: { type: "string", minLength: 1, maxLength: 200 },
-            role: { type: "string", enum: ["admin", "bot", "user"] },
-          },
-        },
-        response: { 201: user, 400: problemSchema, 409: problemSchema, ...authErrors },
+        body: CreateUserParamsSchema,
+        response: { 201: UserSchema, 400: problemSchema, 409: problemSchema, ...authErrors },
       },
     },
     async (request, reply) => reply.code(201).send(await createUser(ctx, request.body)),
   );
 
-  app.get<{ Querystring: { limit: number; cursor?: string } }>(
+  app.get(
     "/api/admin/users",
     {
-      preHandler: admin,
+      onRequest: admin,
       schema: {
         tags,
         security,
         summary: "List users",
-        querystring: { type: "object", properties: listQuerySchema },
-        response: { 200: listOf(user), 400: problemSchema, ...authErrors },
+        querystring: ListParamsSchema,
+        response: { 200: PageOf(UserSchema), 400: problemSchema, ...authErrors },
       },
     },
-    async (request) => listUsers(ctx, request.query),
+    async (request) =>
+      toPage(
+        await listUsers(ctx, {
+          afterId: decodeCursor(request.query.cursor),
+          limit: pageLimit(request.query),
+        }),
+      ),
   );
 
-  app.get<{ Params: { id: number } }>(
+  app.get(
     "/api/admin/users/:id",
     {
-      preHandler: admin,
+      onRequest: admin,
       schema: {
         tags,
         security,
         summary: "Get a user",
-        params: idParams,
-        response: { 200: user, 404: problemSchema, ...authErrors },
+        params: IdParamsSchema,
+        response: { 200: UserSchema, 404: problemSchema, ...authErrors },
       },
     },
     async (request) => toUserView(await getActiveUser(ctx, request.params.id)),
   );
 
-  app.post<{ Params: { id: number }; Body: { ttlSeconds?: number } | undefined }>(
+  app.post(
     "/api/admin/users/:id/tokens",
     {
-      preHandler: admin,
+      onRequest: admin,
       schema: {
         tags,
         security,
         summary: "Issue a bearer token for a user",
-        params: idParams,
-        body: {
-          type: "object",
-          additionalProperties: false,
-          properties: { ttlSeconds: { type: "integer", minimum: 60, maximum: 366 * 24 * 3600 } },
-        },
+        params: IdParamsSchema,
+        // All fields optional, so the body may be left out (app.ts lets it be null).
+        body: IssueTokenParamsSchema,
         response: {
-          201: {
-            type: "object",
-            properties: { token: { type: "string" }, expiresAt: timestamp },
-            required: ["token", "expiresAt"],
-          },
+          201: IssuedTokenSchema,
           400: problemSchema,
           404: problemSchema,
           ...authErrors,
@@ -116,30 +102,30 @@ export const usersRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, 
       reply.code(201).send(await issueUserToken(ctx, request.params.id, request.body?.ttlSeconds)),
   );
 
-  app.post<{ Params: { id: number } }>(
+  app.post(
     "/api/admin/users/:id/disable",
     {
-      preHandler: admin,
+      onRequest: admin,
       schema: {
         tags,
         security,
         summary: "Disable a user (fires ADMIN_USER_DISABLED)",
-        params: idParams,
-        response: { 200: user, 404: problemSchema, ...authErrors },
+        params: IdParamsSchema,
+        response: { 200: UserSchema, 404: problemSchema, ...authErrors },
       },
     },
     async (request) => disableUser(ctx, request.principal, request.params.id),
   );
 
-  app.delete<{ Params: { id: number } }>(
+  app.delete(
     "/api/admin/users/:id",
     {
-      preHandler: admin,
+      onRequest: admin,
       schema: {
         tags,
         security,
         summary: "Delete a user (fires ADMIN_USER_DELETED)",
-        params: idParams,
+        params: IdParamsSchema,
         response: { 204: { type: "null" }, 404: problemSchema, ...authErrors },
       },
     },

@@ -1,23 +1,25 @@
+import type { User } from "@parley/client/wire";
 import type { AppContext } from "../app-context.js";
 import { isUniqueViolation } from "../db/dialect.js";
-import type { UserRole, UsersTable } from "../db/schema.js";
+import type { UserRole } from "../db/schema.js";
 import { AppError } from "../errors/app-error.js";
 import { eventData, isoTime } from "../events/event-catalogue.js";
-import { inTransaction } from "../events/in-transaction.js";
 import type { Principal } from "../auth/principal.js";
-import type { Selectable } from "kysely";
-import { decodeCursor, toPage, type Page } from "../http/pagination.js";
+import { keysetSlice, type KeysetSlice } from "../db/keyset-slice.js";
+import { removeFromEveryRoom } from "./rooms-repository.js";
+import {
+  findUserRow,
+  findUserRowByUsername,
+  insertUserRow,
+  listUserRows,
+  setUserStatus,
+  type UserRow,
+} from "./users-repository.js";
 
-export interface UserView {
-  id: number;
-  username: string;
-  displayName: string;
-  role: UserRole;
-  status: "active" | "disabled" | "deleted";
-  createdAt: string;
-}
+/** A user as the API shows it: the wire's User, so a view that drifts from it does not compile. */
+export type UserView = User;
 
-export function toUserView(row: Selectable<UsersTable>): UserView {
+export function toUserView(row: UserRow): UserView {
   return {
     id: row.id,
     username: row.username,
@@ -36,18 +38,14 @@ export async function createUser(
 ): Promise<UserView> {
   const now = ctx.now();
   try {
-    const row = await ctx.db
-      .insertInto("users")
-      .values({
-        username: input.username,
-        display_name: input.displayName ?? input.username,
-        role: input.role,
-        status: "active",
-        created_at: now,
-        updated_at: now,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const row = await insertUserRow(ctx.db, {
+      username: input.username,
+      display_name: input.displayName ?? input.username,
+      role: input.role,
+      status: "active",
+      created_at: now,
+      updated_at: now,
+    });
     return toUserView(row);
   } catch (error) {
     if (isUniqueViolation(error))
@@ -58,21 +56,14 @@ export async function createUser(
 
 export async function listUsers(
   ctx: AppContext,
-  query: { limit: number; cursor?: string | undefined },
-): Promise<Page<UserView>> {
-  const after = decodeCursor(query.cursor);
-  let select = ctx.db
-    .selectFrom("users")
-    .selectAll()
-    .where("status", "!=", "deleted")
-    .orderBy("id", "asc")
-    .limit(query.limit + 1);
-  if (after !== undefined) select = select.where("id", ">", after);
-  return toPage(await select.execute(), query.limit, toUserView);
+  page: { afterId?: number | undefined; limit: number },
+): Promise<KeysetSlice<UserView>> {
+  const rows = await listUserRows(ctx.db, { afterId: page.afterId, limit: page.limit });
+  return keysetSlice(rows, page.limit, toUserView);
 }
 
-export async function getActiveUser(ctx: AppContext, id: number): Promise<Selectable<UsersTable>> {
-  const row = await ctx.db.selectFrom("users").selectAll().where("id", "=", id).executeTakeFirst();
+export async function getActiveUser(ctx: AppContext, id: number): Promise<UserRow> {
+  const row = await findUserRow(ctx.db, id);
   if (!row || row.status === "deleted") throw new AppError("not_found", `no user ${id}`);
   return row;
 }
@@ -80,23 +71,23 @@ export async function getActiveUser(ctx: AppContext, id: number): Promise<Select
 export async function findUserByUsername(
   ctx: AppContext,
   username: string,
-): Promise<Selectable<UsersTable> | undefined> {
-  return ctx.db.selectFrom("users").selectAll().where("username", "=", username).executeTakeFirst();
+): Promise<UserRow | undefined> {
+  return findUserRowByUsername(ctx.db, username);
 }
 
 export async function issueUserToken(
   ctx: AppContext,
   id: number,
   ttlSeconds: number = DEFAULT_TOKEN_TTL_SECONDS,
-): Promise<{ token: string; expiresAt: string }> {
+): Promise<{ token: string; tokenId: string; expiresAt: string }> {
   const user = await getActiveUser(ctx, id);
   if (user.status !== "active") throw new AppError("not_found", `user ${id} is disabled`);
-  const { token, expiresAt } = await ctx.tokens.issue({
+  const { token, tokenId, expiresAt } = await ctx.tokens.issue({
     userId: user.id,
     role: user.role,
     ttlSeconds,
   });
-  return { token, expiresAt: isoTime(expiresAt) };
+  return { token, tokenId, expiresAt: isoTime(expiresAt) };
 }
 
 /** Disables an account (its tokens stop working) and fires ADMIN_USER_DISABLED once. */
@@ -105,20 +96,11 @@ export async function disableUser(
   actor: Principal,
   id: number,
 ): Promise<UserView> {
-  return inTransaction(ctx, async (tx) => {
-    const user = await tx.db
-      .selectFrom("users")
-      .selectAll()
-      .where("id", "=", id)
-      .executeTakeFirst();
+  return ctx.database.transaction(async (tx) => {
+    const user = await findUserRow(tx.db, id);
     if (!user || user.status === "deleted") throw new AppError("not_found", `no user ${id}`);
     if (user.status === "disabled") return toUserView(user);
-    const row = await tx.db
-      .updateTable("users")
-      .set({ status: "disabled", updated_at: ctx.now() })
-      .where("id", "=", id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const row = (await setUserStatus(tx.db, id, "disabled", ctx.now()))!;
     await tx.emit(
       "ADMIN_USER_DISABLED",
       eventData.adminUserAction({ username: user.username, adminActor: actor.username }),
@@ -132,19 +114,11 @@ export async function disableUser(
  * and its tokens stop working. Fires ADMIN_USER_DELETED.
  */
 export async function deleteUser(ctx: AppContext, actor: Principal, id: number): Promise<void> {
-  await inTransaction(ctx, async (tx) => {
-    const user = await tx.db
-      .selectFrom("users")
-      .selectAll()
-      .where("id", "=", id)
-      .executeTakeFirst();
+  await ctx.database.transaction(async (tx) => {
+    const user = await findUserRow(tx.db, id);
     if (!user || user.status === "deleted") throw new AppError("not_found", `no user ${id}`);
-    await tx.db
-      .updateTable("users")
-      .set({ status: "deleted", updated_at: ctx.now() })
-      .where("id", "=", id)
-      .execute();
-    await tx.db.deleteFrom("room_members").where("user_id", "=", id).execute();
+    await setUserStatus(tx.db, id, "deleted", ctx.now());
+    await removeFromEveryRoom(tx.db, id);
     await tx.emit(
       "ADMIN_USER_DELETED",
       eventData.adminUserAction({ username: user.username, adminActor: actor.username }),

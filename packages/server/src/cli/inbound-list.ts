@@ -15,14 +15,18 @@ export async function inboundList(
   if (options.json) return printJson(io.out, hooks);
   if (hooks.length === 0)
     return io.out("No inbound webhooks yet: add one with `parley inbound create`.");
-  for (const line of formatTable(hooks, [
-    ["id", (h) => h.id],
-    ["room", (h) => h.roomId],
-    ["name", (h) => h.displayName],
-    ["enabled", (h) => (h.enabled ? "yes" : "no")],
-    ["token", (h) => `…${h.tokenLast8}`],
-    ["created", (h) => h.createdAt],
-  ])) {
+  for (const line of formatTable(
+    hooks,
+    [
+      ["id", (h) => h.id],
+      ["room", (h) => h.roomId],
+      ["name", (h) => h.displayName],
+      ["enabled", (h) => (h.enabled ? "yes" : "no")],
+      ["token", (h) => `…${h.tokenLast8}`],
+      ["created", (h) => h.createdAt],
+    ],
+    io.columns,
+  )) {
     io.out(line);
   }
 }

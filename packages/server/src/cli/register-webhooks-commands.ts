@@ -1,18 +1,32 @@
 import type { Command } from "commander";
 import { EVENT_NAMES } from "@parley/client";
+import { DELIVERY_STATUSES } from "@parley/client/wire";
 import { runCommand } from "./run-command.js";
 import { webhooksCreate } from "./webhooks-create.js";
+import { deliveriesSearch } from "./deliveries-search.js";
+import { webhooksDelete } from "./webhooks-delete.js";
 import { webhooksDeliveries } from "./webhooks-deliveries.js";
+import { webhooksHealth } from "./webhooks-health.js";
 import { webhooksList } from "./webhooks-list.js";
 import { webhooksListen } from "./webhooks-listen.js";
+import { webhooksRecover } from "./webhooks-recover.js";
+import { webhooksRedeliver } from "./webhooks-redeliver.js";
+import { webhooksRotateSecret } from "./webhooks-rotate-secret.js";
 import { webhooksTest } from "./webhooks-test.js";
+import { webhooksUpdate } from "./webhooks-update.js";
 
 const API_HELP =
   "\nCalls the API at PARLEY_URL (default http://localhost:8080) with the admin token in PARLEY_TOKEN.";
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
-/** `parley webhooks listen|list|create|test|deliveries`. */
+const TIME_HELP =
+  "an ISO date or time (2026-11-20T08:00:00Z), or a duration ago (90s, 15m, 12h, 7d)";
+
+/**
+ * `parley webhooks listen|list|create|update|delete|test|deliveries|redeliver|rotate-secret|
+ * recover|health` and `parley deliveries search`.
+ */
 export function registerWebhooksCommands(program: Command): void {
   const webhooks = program
     .command("webhooks")
@@ -28,6 +42,7 @@ export function registerWebhooksCommands(program: Command): void {
       "--forward-to <url>",
       "re-send verified deliveries (same bytes and headers) to this URL",
     )
+    .option("--json", "print each delivery as one line of JSON (the banner goes to stderr)")
     .action(runCommand(webhooksListen));
 
   webhooks
@@ -57,6 +72,28 @@ export function registerWebhooksCommands(program: Command): void {
     .action(runCommand(webhooksCreate));
 
   webhooks
+    .command("update")
+    .description("change an endpoint: only the fields given")
+    .argument("<id>", "webhook id")
+    .option("--name <name>", "label shown in the delivery log")
+    .option("--url <url>", "the receiver's https URL")
+    .option("--events <names>", "replace the events: comma-separated, repeatable", collect)
+    .option("--secret <secret>", "a new HMAC key, 16 to 1024 characters")
+    .option("--enable", "enable it (its held deliveries go out)")
+    .option("--disable", "disable it (its deliveries are held)")
+    .option("--json", "print JSON")
+    .addHelpText("after", API_HELP)
+    .action(runCommand(webhooksUpdate));
+
+  webhooks
+    .command("delete")
+    .description("delete an endpoint; its queued deliveries are dropped")
+    .argument("<id>", "webhook id")
+    .option("--json", "print JSON")
+    .addHelpText("after", API_HELP)
+    .action(runCommand(webhooksDelete));
+
+  webhooks
     .command("test")
     .description("queue a WEBHOOK_TEST delivery to an endpoint")
     .argument("<id>", "webhook id")
@@ -70,15 +107,86 @@ export function registerWebhooksCommands(program: Command): void {
     .action(runCommand(webhooksTest));
 
   webhooks
+    .command("redeliver")
+    .description("queue a delivery's body again, as a new delivery")
+    .argument("<id>", "webhook id")
+    .argument("<deliveryId>", "the delivery to send again")
+    .option(
+      "--wait",
+      "wait for the first attempt and print its outcome (exit 1 unless it succeeded)",
+    )
+    .option("--timeout <seconds>", "how long --wait waits", "30")
+    .option("--json", "print JSON")
+    .addHelpText("after", API_HELP)
+    .action(runCommand(webhooksRedeliver));
+
+  webhooks
     .command("deliveries")
     .description("show an endpoint's delivery log, newest first, or one delivery in full")
     .argument("<id>", "webhook id")
     .argument("[deliveryId]", "show this delivery with its payload and attempts")
-    .option("--status <status>", "PENDING, SUCCESS, FAILED or EXHAUSTED")
+    .option("--status <status>", `one of ${DELIVERY_STATUSES.join(", ")}`)
     .option("--event <event>", "only this event")
     .option("--limit <n>", "deliveries per page", "20")
     .option("--all", "every page")
     .option("--json", "print JSON")
     .addHelpText("after", API_HELP)
     .action(runCommand(webhooksDeliveries));
+
+  webhooks
+    .command("rotate-secret")
+    .description(
+      "give an endpoint a new signing secret, printed once; the old one keeps signing during the overlap",
+    )
+    .argument("<id>", "webhook id")
+    .option("--secret <secret>", "the new secret, 16 to 1024 characters (generated if omitted)")
+    .option(
+      "--overlap <seconds>",
+      "how long the old secret also signs, 0 to 604800 (default 86400)",
+    )
+    .option("--json", "print JSON")
+    .addHelpText("after", API_HELP)
+    .action(runCommand(webhooksRotateSecret));
+
+  webhooks
+    .command("recover")
+    .description("queue again every failed delivery of an endpoint queued in a time range")
+    .argument("<id>", "webhook id")
+    .requiredOption("--since <time>", `from: ${TIME_HELP}`)
+    .option("--until <time>", `to (not included; default now): ${TIME_HELP}`)
+    .option(
+      "--status <statuses>",
+      "FAILED, EXHAUSTED or both, comma-separated, repeatable (default EXHAUSTED)",
+      collect,
+    )
+    .option("--json", "print JSON")
+    .addHelpText("after", API_HELP)
+    .action(runCommand(webhooksRecover));
+
+  webhooks
+    .command("health")
+    .description("an endpoint's last 24 hours: success rate, latency, last error, state")
+    .argument("<id>", "webhook id")
+    .option("--json", "print the health object as JSON")
+    .addHelpText("after", API_HELP)
+    .action(runCommand(webhooksHealth));
+
+  const deliveries = program
+    .command("deliveries")
+    .description("outbound deliveries across every endpoint");
+  deliveries
+    .command("search")
+    .description("find deliveries across endpoints, newest first")
+    .option("--webhook <id>", "only this endpoint")
+    .option("--status <status>", `one of ${DELIVERY_STATUSES.join(", ")}`)
+    .option("--event <event>", "only this event")
+    .option("--event-id <eventId>", "only this event id (evt_...)")
+    .option("--room <roomId>", "only events of this room")
+    .option("--message <messageId>", "only events of this message")
+    .option("--since <time>", `queued at or after: ${TIME_HELP}`)
+    .option("--until <time>", `queued before: ${TIME_HELP}`)
+    .option("--limit <n>", "at most this many, 1 to 200", "50")
+    .option("--json", "print JSON")
+    .addHelpText("after", API_HELP)
+    .action(runCommand(deliveriesSearch));
 }

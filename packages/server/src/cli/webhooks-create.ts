@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
-import type { EventName } from "@parley/client";
 import { apiFromEnv } from "./api-from-env.js";
 import type { CliIo } from "./cli-io.js";
 import { printJson } from "./format-table.js";
+import { parseEvents } from "./parse-choice.js";
 
 export interface WebhooksCreateOptions {
   name: string;
@@ -20,10 +20,7 @@ export async function webhooksCreate(io: CliIo, options: WebhooksCreateOptions):
   const { api } = apiFromEnv(io.env);
   const generated = options.secret === undefined;
   const secret = options.secret ?? `whsec_${randomBytes(32).toString("base64url")}`;
-  const events = options.events
-    .flatMap((value) => value.split(","))
-    .map((value) => value.trim())
-    .filter(Boolean) as EventName[];
+  const events = parseEvents(options.events);
   const { data: webhook } = await api("POST /api/admin/webhooks", {
     data: { name: options.name, url: options.url, secret, events, enabled: !options.disabled },
   });

@@ -1,13 +1,20 @@
 import {
+  EVENT_NAMES,
+  WEBHOOK_TEST,
   paginate,
   type DeliverableEvent,
-  type DeliveryStatus,
   type DeliverySummary,
 } from "@parley/client";
+import { DELIVERY_STATUSES } from "@parley/client/wire";
 import { apiFromEnv } from "./api-from-env.js";
+import { CliError } from "./cli-error.js";
 import type { CliIo } from "./cli-io.js";
 import { formatTable, printJson } from "./format-table.js";
+import { parseChoice } from "./parse-choice.js";
 import { parseId } from "./webhooks-test.js";
+
+/** The event filter also takes the test event, which is in the log but not subscribable. */
+const LOG_EVENTS = [...EVENT_NAMES, WEBHOOK_TEST] as const;
 
 export interface WebhooksDeliveriesOptions {
   status?: string;
@@ -29,6 +36,21 @@ export async function webhooksDeliveries(
   options: WebhooksDeliveriesOptions,
 ): Promise<void> {
   const id = parseId(idText, "webhook id");
+  const limit = Number(options.limit ?? 20);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 200)
+    throw new CliError(`--limit must be a whole number from 1 to 200, got "${options.limit}"`);
+  const params = {
+    id,
+    status:
+      options.status === undefined
+        ? undefined
+        : parseChoice(options.status, DELIVERY_STATUSES, "--status"),
+    event:
+      options.event === undefined
+        ? undefined
+        : (parseChoice(options.event, LOG_EVENTS, "--event") as DeliverableEvent),
+    limit,
+  };
   const { api } = apiFromEnv(io.env);
 
   if (deliveryIdText !== undefined) {
@@ -41,24 +63,17 @@ export async function webhooksDeliveries(
     io.out(`Delivery ${data.id}: ${data.event}, ${data.status} after ${data.attempts} attempt(s)`);
     io.out(`  queued ${data.createdAt}; next attempt ${data.nextAttemptAt ?? "none"}`);
     io.out(`  payload: ${JSON.stringify(data.payload)}`);
-    for (const line of formatTable(data.attemptHistory, [
-      ["attempt", (a) => a.attempt],
-      ["started", (a) => a.startedAt],
-      ["ms", (a) => a.durationMs],
-      ["status", (a) => a.responseStatus],
-      ["error", (a) => a.error],
-    ])) {
-      io.out(`  ${line}`);
+    if (data.attemptHistory.length === 0) return io.out("  no attempt yet");
+    for (const a of data.attemptHistory) {
+      const answer =
+        a.responseStatus === null ? `error: ${a.error}` : `answered ${a.responseStatus}`;
+      io.out(`  attempt ${a.attempt} at ${a.startedAt}, ${a.durationMs} ms: ${answer}`);
+      if (a.responseBody !== null && a.responseBody !== "")
+        io.out(`    response body: ${a.responseBody}`);
     }
     return;
   }
 
-  const params = {
-    id,
-    status: options.status as DeliveryStatus | undefined,
-    event: options.event as DeliverableEvent | undefined,
-    limit: Number(options.limit ?? 20),
-  };
   let deliveries: DeliverySummary[];
   let nextCursor: string | null = null;
   if (options.all) {
@@ -70,15 +85,19 @@ export async function webhooksDeliveries(
   }
   if (options.json) return printJson(io.out, deliveries);
   if (deliveries.length === 0) return io.out(`No deliveries for webhook ${id}.`);
-  for (const line of formatTable(deliveries, [
-    ["id", (d) => d.id],
-    ["event", (d) => d.event],
-    ["status", (d) => d.status],
-    ["attempts", (d) => d.attempts],
-    ["last", (d) => d.lastResponseStatus],
-    ["created", (d) => d.createdAt],
-    ["next attempt", (d) => d.nextAttemptAt],
-  ])) {
+  for (const line of formatTable(
+    deliveries,
+    [
+      ["id", (d) => d.id],
+      ["event", (d) => d.event],
+      ["status", (d) => d.status],
+      ["attempts", (d) => d.attempts],
+      ["last", (d) => d.lastResponseStatus],
+      ["created", (d) => d.createdAt],
+      ["next attempt", (d) => d.nextAttemptAt],
+    ],
+    io.columns,
+  )) {
     io.out(line);
   }
   if (nextCursor !== null) io.out("(more: --all shows every delivery)");

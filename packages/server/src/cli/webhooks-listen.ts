@@ -11,7 +11,12 @@ export interface WebhooksListenOptions {
   /** Falls back to PARLEY_WEBHOOK_SECRET. */
   secret?: string;
   forwardTo?: string;
+  /** One JSON object per line: `{receivedAt, verified, event?, reason?, forwarded?}`. */
+  json?: boolean;
 }
+
+/** The same bounds the API puts on an endpoint's secret (DESIGN section 6). */
+const SECRET_LENGTH = { min: 16, max: 1024 };
 
 /** Headers not to copy when forwarding: they describe the hop, not the delivery. */
 const HOP_HEADERS = new Set([
@@ -32,6 +37,10 @@ const HOP_HEADERS = new Set([
 export async function webhooksListen(io: CliIo, options: WebhooksListenOptions): Promise<void> {
   const secret = options.secret ?? io.env.PARLEY_WEBHOOK_SECRET;
   if (!secret) throw new CliError("--secret is required (or set PARLEY_WEBHOOK_SECRET)");
+  if (secret.length < SECRET_LENGTH.min || secret.length > SECRET_LENGTH.max)
+    throw new CliError(
+      `--secret must be ${SECRET_LENGTH.min} to ${SECRET_LENGTH.max} characters, as an endpoint's secret is (got ${secret.length}); use the secret the endpoint was created with`,
+    );
   const port = Number(options.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new CliError(`--port must be a port number, got "${options.port}"`);
@@ -41,13 +50,18 @@ export async function webhooksListen(io: CliIo, options: WebhooksListenOptions):
   const handler = createWebhookHandler({
     secret,
     async onEvent(event, { req, rawBody }) {
-      const line = `${new Date().toISOString()}  ✓ ${event.event}  webhook ${event.webhookId}  ${describeData(event)}`;
+      const receivedAt = new Date().toISOString();
+      const line = `${receivedAt}  ✓ ${event.event}  webhook ${event.webhookId}  ${describeData(event)}`;
       if (forwardTo === undefined) {
-        io.out(line);
+        io.out(options.json ? JSON.stringify({ receivedAt, verified: true, event }) : line);
         return undefined;
       }
       const reply = await forward(forwardTo, req.headers, rawBody);
-      io.out(`${line}  -> ${reply.summary}`);
+      io.out(
+        options.json
+          ? JSON.stringify({ receivedAt, verified: true, event, forwarded: reply.summary })
+          : `${line}  -> ${reply.summary}`,
+      );
       return reply.reply;
     },
     onRejected(rejection, req) {
@@ -57,7 +71,12 @@ export async function webhooksListen(io: CliIo, options: WebhooksListenOptions):
           : /missing/.test(rejection.detail)
             ? "missing signature"
             : "bad signature";
-      io.out(`${new Date().toISOString()}  ✗ rejected: ${reason} from ${remoteAddress(req)}`);
+      const receivedAt = new Date().toISOString();
+      io.out(
+        options.json
+          ? JSON.stringify({ receivedAt, verified: false, reason, from: remoteAddress(req) })
+          : `${receivedAt}  ✗ rejected: ${reason} from ${remoteAddress(req)}`,
+      );
     },
     onError(error) {
       io.err(`parley: handling a delivery failed: ${(error as Error).message}`);
@@ -77,8 +96,10 @@ export async function webhooksListen(io: CliIo, options: WebhooksListenOptions):
   }
   const address = server.address() as AddressInfo;
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
-  io.out(`Listening for Parley webhooks on http://${host}:${address.port}/`);
-  io.out(
+  // With --json, stdout carries only events; the banner goes to stderr.
+  const say = options.json ? io.err : io.out;
+  say(`Listening for Parley webhooks on http://${host}:${address.port}/`);
+  say(
     forwardTo === undefined
       ? "Verified events are printed and answered 204; forged ones are answered 401. Ctrl-C stops."
       : `Verified events are forwarded to ${forwardTo}; its status is answered back. Ctrl-C stops.`,

@@ -1,8 +1,8 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import { apiFromEnv } from "./api-from-env.js";
 import { CliError } from "./cli-error.js";
 import type { CliIo } from "./cli-io.js";
 import { printJson } from "./format-table.js";
+import { parseTimeout, reportAttempt, waitForAttempt } from "./wait-for-attempt.js";
 
 /**
  * `parley webhooks test <id>`: queues a WEBHOOK_TEST delivery; with `--wait`, follows it until
@@ -14,33 +14,20 @@ export async function webhooksTest(
   options: { json?: boolean; wait?: boolean; timeout?: string },
 ): Promise<void> {
   const id = parseId(idText, "webhook id");
+  const timeout = parseTimeout(options.timeout);
   const { api } = apiFromEnv(io.env);
   const { data: queued } = await api("POST /api/admin/webhooks/{id}/test", { id });
   if (!options.wait) {
     if (options.json) return printJson(io.out, queued);
     return io.out(`Queued test delivery ${queued.deliveryId} to webhook ${id}.`);
   }
-  const deadline = Date.now() + Number(options.timeout ?? 30) * 1000;
-  for (;;) {
-    const { data: delivery } = await api("GET /api/admin/webhooks/{id}/deliveries/{deliveryId}", {
-      id,
-      deliveryId: queued.deliveryId,
-    });
-    const last = delivery.attemptHistory.at(-1);
-    if (last !== undefined) {
-      if (options.json) return printJson(io.out, delivery);
-      const outcome = last.responseStatus === null ? last.error : `answered ${last.responseStatus}`;
-      io.out(
-        `Test delivery ${delivery.id}: ${delivery.status} (${outcome}, ${last.durationMs} ms)`,
-      );
-      if (delivery.status !== "SUCCESS") process.exitCode = 1;
-      return;
-    }
-    if (Date.now() > deadline) {
-      throw new CliError(`test delivery ${queued.deliveryId} was not attempted in time`);
-    }
-    await sleep(250);
+  const delivery = await waitForAttempt(io, api, { id, deliveryId: queued.deliveryId }, timeout);
+  if (options.json) {
+    printJson(io.out, delivery);
+    if (delivery.status !== "SUCCESS") process.exitCode = 1;
+    return;
   }
+  reportAttempt(io, "Test delivery", delivery);
 }
 
 export function parseId(text: string, what: string): number {

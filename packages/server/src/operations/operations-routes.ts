@@ -1,23 +1,24 @@
-import { sql } from "kysely";
-import type { FastifyPluginAsync } from "fastify";
+import { HealthStatusSchema } from "@parley/client/wire";
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { AppContext } from "../app-context.js";
 import { AppError } from "../errors/app-error.js";
 import type { Metrics } from "./metrics.js";
+import { pingDatabase } from "./readiness-repository.js";
 
 /** Health, readiness and Prometheus metrics. */
-export const operationsRoutes: FastifyPluginAsync<{ ctx: AppContext; metrics: Metrics }> = async (
-  app,
-  { ctx, metrics },
-) => {
-  const status = {
-    type: "object",
-    properties: { status: { type: "string" } },
-    required: ["status"],
-  } as const;
-
+export const operationsRoutes: FastifyPluginAsyncTypebox<{
+  ctx: AppContext;
+  metrics: Metrics;
+}> = async (app, { ctx, metrics }) => {
   app.get(
     "/healthz",
-    { schema: { tags: ["operations"], summary: "The process is up", response: { 200: status } } },
+    {
+      schema: {
+        tags: ["operations"],
+        summary: "The process is up",
+        response: { 200: HealthStatusSchema },
+      },
+    },
     async () => ({
       status: "ok",
     }),
@@ -29,12 +30,12 @@ export const operationsRoutes: FastifyPluginAsync<{ ctx: AppContext; metrics: Me
       schema: {
         tags: ["operations"],
         summary: "The database is reachable",
-        response: { 200: status },
+        response: { 200: HealthStatusSchema },
       },
     },
     async () => {
       try {
-        await sql`select 1`.execute(ctx.db);
+        await pingDatabase(ctx.db);
       } catch {
         throw new AppError("service_unavailable", "the database is not reachable");
       }

@@ -19,7 +19,16 @@ function normaliseLinkAttributes(attribs: Attributes): Attributes {
   return out;
 }
 
+/**
+ * Deepest element nesting kept. Tags below it are dropped and their text kept, so no message,
+ * however it nests, can overflow the stack of what renders it later (html-to-text recurses per
+ * level: 3,000 nested <b> overflowed it), and no text hides from the plain-text view DLP reads.
+ * Real messages stay far above it (a table cell's paragraph's link is 6 deep).
+ */
+export const MAX_HTML_DEPTH = 48;
+
 const OPTIONS: IOptions = {
+  nestingLimit: MAX_HTML_DEPTH,
   allowedTags: [
     "p",
     "br",
@@ -115,6 +124,8 @@ export function sanitizeHtml(html: string): string {
   // between two others changes which end tags are implied), so repeat until the output is
   // stable: stored HTML must come back byte for byte when it is sanitized again on read.
   let current = sanitize(html, OPTIONS);
+  // Unchanged by a pass: already stable (stored HTML sanitized again on read, most markdown).
+  if (current === html) return current;
   for (let pass = 1; pass < MAX_PASSES; pass++) {
     const next = sanitize(current, OPTIONS);
     if (next === current) return current;

@@ -1,0 +1,73 @@
+import type { Insertable, Kysely, Selectable } from "kysely";
+import type { Database, UserStatus, UsersTable } from "../db/schema.js";
+
+/**
+ * Queries on `users`. A deleted account keeps its row (its messages keep their sender), so reads
+ * by id return it and the caller decides what "deleted" means for it. Every function takes the
+ * database or a transaction.
+ */
+export type UserRow = Selectable<UsersTable>;
+
+/** Throws the dialect's unique violation when the username is taken. */
+export async function insertUserRow(
+  db: Kysely<Database>,
+  values: Insertable<UsersTable>,
+): Promise<UserRow> {
+  return db.insertInto("users").values(values).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function findUserRow(db: Kysely<Database>, id: number): Promise<UserRow | undefined> {
+  return db.selectFrom("users").selectAll().where("id", "=", id).executeTakeFirst();
+}
+
+export async function findUserRowByUsername(
+  db: Kysely<Database>,
+  username: string,
+): Promise<UserRow | undefined> {
+  return db.selectFrom("users").selectAll().where("username", "=", username).executeTakeFirst();
+}
+
+/** True once any account exists, deleted ones included: first-start set-up runs on none. */
+export async function anyUserExists(db: Kysely<Database>): Promise<boolean> {
+  const row = await db.selectFrom("users").select("id").limit(1).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Accounts not deleted, ascending ids after `afterId`; `limit + 1` rows (one more says more). */
+export async function listUserRows(
+  db: Kysely<Database>,
+  page: { afterId: number | undefined; limit: number },
+): Promise<UserRow[]> {
+  let select = db
+    .selectFrom("users")
+    .selectAll()
+    .where("status", "!=", "deleted")
+    .orderBy("id", "asc")
+    .limit(page.limit + 1);
+  if (page.afterId !== undefined) select = select.where("id", ">", page.afterId);
+  return select.execute();
+}
+
+export async function setUserStatus(
+  db: Kysely<Database>,
+  id: number,
+  status: UserStatus,
+  now: number,
+): Promise<UserRow | undefined> {
+  return db
+    .updateTable("users")
+    .set({ status, updated_at: now })
+    .where("id", "=", id)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** The name a user's messages are posted under; the caller knows the user exists. */
+export async function readDisplayName(db: Kysely<Database>, id: number): Promise<string> {
+  const row = await db
+    .selectFrom("users")
+    .select("display_name")
+    .where("id", "=", id)
+    .executeTakeFirstOrThrow();
+  return row.display_name;
+}
