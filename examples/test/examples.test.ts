@@ -3,9 +3,9 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { paginate, signWebhookPayload } from "@parley/client";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { DIALECTS } from "../../packages/server/test/helpers/dialects.js";
+import { SQLITE } from "../../packages/server/test/helpers/dialects.js";
+import { waitFor } from "../../packages/server/test/helpers/wait-for.js";
 import {
-  eventually,
   startClientApp,
   type ClientApp,
 } from "../../packages/server/test/integration/client/client-app.js";
@@ -19,7 +19,7 @@ const children: ChildProcessWithoutNullStreams[] = [];
 describe("the examples, against a running Parley", () => {
   let c: ClientApp;
   beforeAll(async () => {
-    c = await startClientApp(DIALECTS[0]!, { deliveries: true });
+    c = await startClientApp(SQLITE, { deliveries: true });
   });
   afterAll(async () => {
     await c?.close();
@@ -37,7 +37,7 @@ describe("the examples, against a running Parley", () => {
     child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
     child.stderr.on("data", (chunk: Buffer) => (out += chunk.toString()));
     const printed = (pattern: RegExp) =>
-      eventually(`${pattern} in:\n${out}`, async () => pattern.exec(out), 15_000);
+      waitFor(`${pattern} in:\n${out}`, async () => pattern.exec(out), 15_000);
     const url = (await printed(/listening on (\S+)/))[1]!;
 
     const { data: webhook } = await c.admin("POST /api/admin/webhooks", {
@@ -50,7 +50,7 @@ describe("the examples, against a running Parley", () => {
     });
     await printed(new RegExp(`message ${message.id} in room ${room.id}`));
 
-    const delivery = await eventually("the delivery to succeed", async () => {
+    const delivery = await waitFor("the delivery to succeed", async () => {
       const all = await paginate.all(c.admin, "GET /api/admin/webhooks/{id}/deliveries", {
         id: webhook.id,
       });

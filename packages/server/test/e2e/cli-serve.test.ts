@@ -1,13 +1,9 @@
-import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
+import { runCli } from "../helpers/run-cli.js";
 import { killAllServers, spawnServer } from "../helpers/spawn-server.js";
-
-// Runs the BUILT command line (npm test builds first), the way an operator starts Parley.
-const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../dist/cli.js");
 
 const dirs: string[] = [];
 
@@ -15,15 +11,6 @@ function tempDir(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "parley-cli-"));
   dirs.push(dir);
   return dir;
-}
-
-function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
-    PARLEY_LOG_LEVEL: "warn",
-  };
-  return { ...env, ...extra };
 }
 
 afterEach(async () => {
@@ -60,13 +47,9 @@ describe("parley serve", () => {
     expect(still.status).toBe(200);
   });
 
-  it("exits 1 with a message naming the variable when the configuration is invalid", () => {
-    const result = spawnSync(process.execPath, [CLI, "serve"], {
-      env: cleanEnv({ PARLEY_PORT: "abc", PARLEY_DATA_DIR: tempDir() }),
-      encoding: "utf8",
-      timeout: 20_000,
-    });
-    expect(result.status).toBe(1);
+  it("exits 1 with a message naming the variable when the configuration is invalid", async () => {
+    const result = await runCli(["serve"], { PARLEY_PORT: "abc", PARLEY_DATA_DIR: tempDir() });
+    expect(result.code).toBe(1);
     expect(result.stderr).toContain("PARLEY_PORT");
     expect(result.stderr).toContain("abc");
   });
@@ -74,16 +57,11 @@ describe("parley serve", () => {
   it("mints tokens with `parley token create` that the server accepts", async () => {
     const dataDir = tempDir();
     const server = await spawnServer({ env: { PARLEY_DATA_DIR: dataDir } });
-    const minted = spawnSync(
-      process.execPath,
-      [CLI, "token", "create", "--role", "bot", "--subject", "ci-bot", "--ttl", "1h"],
-      {
-        env: cleanEnv({ PARLEY_DATA_DIR: dataDir }),
-        encoding: "utf8",
-        timeout: 20_000,
-      },
+    const minted = await runCli(
+      ["token", "create", "--role", "bot", "--subject", "ci-bot", "--ttl", "1h"],
+      { PARLEY_DATA_DIR: dataDir },
     );
-    expect(minted.status, minted.stderr).toBe(0);
+    expect(minted.code, minted.stderr).toBe(0);
     const token = minted.stdout.trim();
     expect(token.split(".")).toHaveLength(3);
     // A bot token is valid but not an admin: 403, not 401.
@@ -92,16 +70,71 @@ describe("parley serve", () => {
     });
     expect(res.status).toBe(403);
 
-    const wrongRole = spawnSync(
-      process.execPath,
-      [CLI, "token", "create", "--role", "admin", "--subject", "ci-bot"],
-      {
-        env: cleanEnv({ PARLEY_DATA_DIR: dataDir }),
-        encoding: "utf8",
-        timeout: 20_000,
-      },
-    );
-    expect(wrongRole.status).toBe(1);
+    const wrongRole = await runCli(["token", "create", "--role", "admin", "--subject", "ci-bot"], {
+      PARLEY_DATA_DIR: dataDir,
+    });
+    expect(wrongRole.code).toBe(1);
     expect(wrongRole.stderr).toContain("has the role bot");
+
+    const badTtl = await runCli(
+      ["token", "create", "--role", "bot", "--subject", "ci-bot", "--ttl", "30 days"],
+      { PARLEY_DATA_DIR: dataDir },
+    );
+    expect(badTtl.code).toBe(1);
+    expect(badTtl.stderr).toContain('invalid TTL "30 days": use a number of seconds or 90s');
+    expect(badTtl.stdout).toBe("");
+  });
+
+  it("`parley token create` refuses to create a database unless --init is given, and says which it used", async () => {
+    const emptyDir = tempDir();
+    const refused = await runCli(["token", "create", "--role", "admin", "--subject", "admin"], {
+      PARLEY_DATA_DIR: emptyDir,
+    });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`no Parley database at ${path.join(emptyDir, "parley.db")}`);
+    expect(refused.stderr).toContain("--init");
+    expect(refused.stdout).toBe("");
+    expect(fs.existsSync(path.join(emptyDir, "parley.db"))).toBe(false);
+
+    const created = await runCli(
+      ["token", "create", "--role", "admin", "--subject", "admin", "--init"],
+      { PARLEY_DATA_DIR: emptyDir },
+    );
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.stderr).toContain(`using the database at ${path.join(emptyDir, "parley.db")}`);
+    expect(created.stdout.trim().split(".")).toHaveLength(3);
+  });
+
+  it("`parley migrate` creates then reports the schema; `parley keys rotate` keeps old tokens working", async () => {
+    const dataDir = tempDir();
+    const parley = (...args: string[]) => runCli(args, { PARLEY_DATA_DIR: dataDir });
+    const migrated = await parley("migrate");
+    expect(migrated.code, migrated.stderr).toBe(0);
+    expect(migrated.stdout).toMatch(/^applied: \S+/);
+    expect((await parley("migrate")).stdout).toBe("the schema is up to date\n");
+
+    const before = await parley(
+      "token",
+      "create",
+      "--role",
+      "admin",
+      "--subject",
+      "admin",
+      "--init",
+    );
+    expect(before.code, before.stderr).toBe(0);
+    const rotated = await parley("keys", "rotate");
+    expect(rotated.code, rotated.stderr).toBe(0);
+    expect(rotated.stdout).toMatch(/^new token-signing key: \S+\n/);
+    const after = await parley("token", "create", "--role", "admin", "--subject", "admin");
+    expect(after.code, after.stderr).toBe(0);
+
+    const server = await spawnServer({ env: { PARLEY_DATA_DIR: dataDir } });
+    for (const token of [before.stdout.trim(), after.stdout.trim()]) {
+      const res = await fetch(`${server.url}/api/admin/webhooks`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      expect(res.status).toBe(200);
+    }
   });
 });

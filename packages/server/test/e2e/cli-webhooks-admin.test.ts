@@ -1,26 +1,25 @@
 import { execFile } from "node:child_process";
+import fs from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DIALECTS } from "../helpers/dialects.js";
+import { signWebhookPayload } from "@parley/client";
+import { SQLITE } from "../helpers/dialects.js";
 import { startReceiver, type Receiver } from "../helpers/receiver.js";
+import { CLI, cliEnv, runCli as parley, type CliRun } from "../helpers/run-cli.js";
+import { waitFor } from "../helpers/wait-for.js";
 import { startClientApp, type ClientApp } from "../integration/client/client-app.js";
 
-// The BUILT command line (npm test builds first), run as an operator runs it.
-const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../dist/cli.js");
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function parley(args: string[], env: Record<string, string>): Promise<Run> {
+/** Runs `parley` under a pseudo-terminal (util-linux `script`), as an operator's shell does. */
+function parleyInTerminal(args: string[], env: Record<string, string>): Promise<CliRun> {
+  const command = [process.execPath, CLI, ...args].map((arg) => `'${arg}'`).join(" ");
   return new Promise((resolve) => {
     execFile(
-      process.execPath,
-      [CLI, ...args],
-      { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, timeout: 20_000 },
+      "script",
+      ["-qec", command, "/dev/null"],
+      {
+        env: cliEnv({ TERM: "dumb", ...env }),
+        timeout: 20_000,
+      },
       (error, stdout, stderr) => {
         const code = error === null ? 0 : typeof error.code === "number" ? error.code : 1;
         resolve({ code, stdout, stderr });
@@ -29,12 +28,17 @@ function parley(args: string[], env: Record<string, string>): Promise<Run> {
   });
 }
 
+const HAS_SCRIPT = fs.existsSync("/usr/bin/script");
+const SERVER_PACKAGE = JSON.parse(
+  fs.readFileSync(path.resolve(path.dirname(CLI), "../package.json"), "utf8"),
+) as { version: string };
+
 describe("parley webhooks and parley inbound, against a running server", () => {
   let c: ClientApp;
   let receiver: Receiver;
   let env: Record<string, string>;
   beforeAll(async () => {
-    c = await startClientApp(DIALECTS[0]!, { deliveries: true });
+    c = await startClientApp(SQLITE, { deliveries: true });
     receiver = await startReceiver();
     env = { PARLEY_URL: c.baseUrl, PARLEY_TOKEN: c.t.admin.token };
   });
@@ -183,6 +187,381 @@ describe("parley webhooks and parley inbound, against a running server", () => {
       expect(down.stderr).toBe(
         `parley: cannot reach ${closed.origin}: fetch failed (ECONNREFUSED)\n`,
       );
+    },
+    SPAWNS,
+  );
+
+  it(
+    "prints its version",
+    async () => {
+      for (const flag of ["--version", "-V"]) {
+        const run = await parley([flag], {});
+        expect(run.code).toBe(0);
+        expect(run.stdout).toBe(`${SERVER_PACKAGE.version}\n`);
+      }
+    },
+    SPAWNS,
+  );
+
+  it(
+    "updates, redelivers and deletes an endpoint",
+    async () => {
+      const created = await parley(
+        [
+          "webhooks",
+          "create",
+          "--name",
+          "before",
+          "--url",
+          receiver.url,
+          "--events",
+          "ROOM_CREATED",
+          "--json",
+        ],
+        env,
+      );
+      const { id } = JSON.parse(created.stdout) as { id: number };
+
+      const updated = await parley(
+        [
+          "webhooks",
+          "update",
+          String(id),
+          "--name",
+          "after",
+          "--events",
+          "MESSAGE_CREATED,ROOM_DELETED",
+          "--disable",
+          "--json",
+        ],
+        env,
+      );
+      expect(updated.stderr).toBe("");
+      expect(JSON.parse(updated.stdout)).toMatchObject({
+        id,
+        name: "after",
+        events: ["MESSAGE_CREATED", "ROOM_DELETED"],
+        enabled: false,
+      });
+      const { data: stored } = await c.admin("GET /api/admin/webhooks/{id}", { id });
+      expect(stored).toMatchObject({ name: "after", enabled: false });
+
+      const human = await parley(
+        ["webhooks", "update", String(id), "--enable", "--secret", "another-long-secret-value"],
+        env,
+      );
+      expect(human.code).toBe(0);
+      expect(human.stdout).toContain(`Updated webhook ${id} "after"`);
+      expect(human.stdout).toContain("secret: replaced");
+      expect(human.stdout).not.toContain("another-long-secret-value");
+
+      const nothing = await parley(["webhooks", "update", String(id)], env);
+      expect(nothing.code).toBe(1);
+      expect(nothing.stderr).toMatch(/^parley: nothing to change/);
+
+      // A failed delivery, then its redelivery succeeds; the receiver gets the same bytes twice.
+      receiver.respondWith(() => ({ status: 500, body: "receiver is down for maintenance" }));
+      const failed = await parley(["webhooks", "test", String(id), "--wait", "--json"], env);
+      expect(failed.code).toBe(1);
+      expect(failed.stderr).toBe(""); // no spinner when stderr is not a terminal
+      const first = JSON.parse(failed.stdout) as { id: number; status: string };
+      expect(first.status).not.toBe("SUCCESS");
+      const shown = await parley(["webhooks", "deliveries", String(id), String(first.id)], env);
+      expect(shown.stdout).toMatch(/attempt 1 at \S+, \d+ ms: answered 500/);
+      expect(shown.stdout).toContain("response body: receiver is down for maintenance");
+
+      receiver.respondWith(() => ({ status: 204 }));
+      const before = receiver.requests.length;
+      const again = await parley(
+        ["webhooks", "redeliver", String(id), String(first.id), "--wait"],
+        env,
+      );
+      expect(again.stderr).toBe("");
+      expect(again.stdout).toMatch(/^Redelivery (\d+): SUCCESS \(answered 204, \d+ ms\)$/m);
+      expect(again.code).toBe(0);
+      const sent = receiver.requests.slice(before - 1).map((r) => r.body.toString());
+      expect(sent.at(-1)).toBe(sent[0]);
+
+      const queued = await parley(
+        ["webhooks", "redeliver", String(id), String(first.id), "--json"],
+        env,
+      );
+      expect(JSON.parse(queued.stdout)).toEqual({ deliveryId: expect.any(Number) });
+
+      const deleted = await parley(["webhooks", "delete", String(id)], env);
+      expect(deleted.code).toBe(0);
+      expect(deleted.stdout).toContain(`Deleted webhook ${id}`);
+      const gone = await parley(["webhooks", "delete", String(id), "--json"], env);
+      expect(gone.code).toBe(1);
+      expect(gone.stderr).toMatch(/^parley: not_found: /);
+    },
+    SPAWNS,
+  );
+
+  it(
+    "lists allowed values for a bad enum, and takes one in any case",
+    async () => {
+      const { data: webhook } = await c.admin("POST /api/admin/webhooks", {
+        data: {
+          name: "enum",
+          url: receiver.url,
+          secret: "a-long-enough-secret",
+          events: ["ROOM_CREATED"],
+        },
+      });
+      const bad = await parley(
+        ["webhooks", "deliveries", String(webhook.id), "--status", "done"],
+        env,
+      );
+      expect(bad.code).toBe(1);
+      expect(bad.stderr).toBe(
+        'parley: --status must be one of PENDING, SUCCESS, FAILED, EXHAUSTED; got "done"\n',
+      );
+      const lower = await parley(
+        ["webhooks", "deliveries", String(webhook.id), "--status", "success", "--json"],
+        env,
+      );
+      expect(lower.code).toBe(0);
+      expect(JSON.parse(lower.stdout)).toEqual([]);
+
+      const badEvent = await parley(
+        ["webhooks", "create", "--name", "x", "--url", receiver.url, "--events", "MESAGE_CREATED"],
+        env,
+      );
+      expect(badEvent.code).toBe(1);
+      expect(badEvent.stderr).toMatch(
+        /^parley: --events must be one of MESSAGE_CREATED, .*; got "MESAGE_CREATED"\n$/,
+      );
+
+      const badSecret = await parley(["webhooks", "listen", "--port", "0", "--secret", "abc"], env);
+      expect(badSecret.code).toBe(1);
+      expect(badSecret.stderr).toMatch(/^parley: --secret must be 16 to 1024 characters/);
+    },
+    SPAWNS,
+  );
+
+  it(
+    "fits tables to the terminal width and summarizes an endpoint's events",
+    async () => {
+      const { EVENT_NAMES } = await import("@parley/client");
+      await c.admin("POST /api/admin/webhooks", {
+        data: {
+          name: "every event, with a long name that does not fit",
+          url: `${receiver.url}/a/very/long/path/that/would/never/fit/in/eighty/columns/at/all`,
+          secret: "a-long-enough-secret",
+          events: [...EVENT_NAMES],
+        },
+      });
+      const list = await parley(["webhooks", "list"], { ...env, COLUMNS: "80" });
+      expect(list.code).toBe(0);
+      const lines = list.stdout.trimEnd().split("\n");
+      for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(80);
+      expect(list.stdout).toMatch(/every event.*…\s+yes\s+all\s+http.*…$/m);
+      // Without a width (a pipe), cells are whole.
+      const piped = await parley(["webhooks", "list"], env);
+      expect(piped.stdout).toContain("/at/all");
+      expect(piped.stdout).not.toContain("…");
+      expect(Math.max(...piped.stdout.split("\n").map((l) => l.length))).toBeLessThan(200);
+    },
+    SPAWNS,
+  );
+
+  it(
+    "shows health, searches deliveries, recovers failed ones and rotates the secret",
+    async () => {
+      const { data: webhook } = await c.admin("POST /api/admin/webhooks", {
+        data: {
+          name: "operated",
+          url: `${receiver.url}/operated`,
+          secret: "the-first-long-secret",
+          events: ["ROOM_CREATED"],
+        },
+      });
+      const id = String(webhook.id);
+      // A receiver that answers 410 Gone: the attempt fails and Parley disables the endpoint.
+      receiver.respondWith((req) =>
+        req.path.endsWith("/operated") ? { status: 410, body: "moved away" } : { status: 204 },
+      );
+      try {
+        const failed = await parley(["webhooks", "test", id, "--wait", "--json"], env);
+        expect(failed.code).toBe(1);
+        const delivery = JSON.parse(failed.stdout) as { id: number; eventId: string };
+        await waitFor("the endpoint disabled as gone", async () => {
+          const { data } = await c.admin("GET /api/admin/webhooks/{id}", { id: webhook.id });
+          return data.disabledReason === "gone";
+        });
+
+        const health = await parley(["webhooks", "health", id], env);
+        expect(health.stderr).toBe("");
+        expect(health.code).toBe(0);
+        expect(health.stdout).toContain(`Webhook ${id} "operated" -> ${receiver.url}/operated`);
+        expect(health.stdout).toMatch(/^ {2}state: +disabled by Parley: it answered 410 Gone \(/m);
+        // The 410 attempt, and any retry that was already on its way when the endpoint was disabled.
+        expect(health.stdout).toMatch(/^ {2}attempts \(24 h\): +[1-9]\d*$/m);
+        expect(health.stdout).toMatch(/^ {2}success rate \(24 h\): +0\.0%$/m);
+        expect(health.stdout).toMatch(/^ {2}failures in a row: +[1-9]\d*$/m);
+        expect(health.stdout).toMatch(/^ {2}last error: +\S.*$/m);
+        const healthJson = JSON.parse(
+          (await parley(["webhooks", "health", id, "--json"], env)).stdout,
+        );
+        expect(healthJson).toMatchObject({ successRate24h: 0, lastSuccessAt: null });
+        expect(healthJson.consecutiveFailures).toBe(healthJson.attempts24h);
+
+        // Search across endpoints: a table, JSON, filters, enum errors, the terminal's width.
+        const table = await parley(["deliveries", "search", "--webhook", id], env);
+        expect(table.code).toBe(0);
+        expect(table.stdout).toMatch(
+          /^ID\s+WEBHOOK\s+EVENT\s+STATUS\s+ATTEMPTS\s+LAST\s+CREATED\s+EVENT ID$/m,
+        );
+        expect(table.stdout).toMatch(
+          new RegExp(
+            `^${delivery.id}\\s+${id} operated\\s+WEBHOOK_TEST\\s+(FAILED|EXHAUSTED)\\s+\\d+\\s+410\\s`,
+            "m",
+          ),
+        );
+        const byEventId = await parley(
+          ["deliveries", "search", "--event-id", delivery.eventId, "--since", "1h", "--json"],
+          env,
+        );
+        expect(byEventId.code).toBe(0);
+        expect(JSON.parse(byEventId.stdout)).toEqual([
+          expect.objectContaining({ id: delivery.id, webhookName: "operated" }),
+        ]);
+        const none = await parley(
+          ["deliveries", "search", "--webhook", id, "--status", "success"],
+          env,
+        );
+        expect(none.stdout).toBe("No deliveries match.\n");
+        const narrow = await parley(["deliveries", "search", "--webhook", id], {
+          ...env,
+          COLUMNS: "72",
+        });
+        for (const line of narrow.stdout.trimEnd().split("\n"))
+          expect(line.length, line).toBeLessThanOrEqual(72);
+        const badStatus = await parley(["deliveries", "search", "--status", "done"], env);
+        expect(badStatus.code).toBe(1);
+        expect(badStatus.stderr).toBe(
+          'parley: --status must be one of PENDING, SUCCESS, FAILED, EXHAUSTED; got "done"\n',
+        );
+        const badSince = await parley(["deliveries", "search", "--since", "yesterday"], env);
+        expect(badSince.code).toBe(1);
+        expect(badSince.stderr).toMatch(/^parley: --since must be an ISO date or time/);
+
+        // Recover: quiet when not on a terminal, the count printed.
+        const badRecover = await parley(
+          ["webhooks", "recover", id, "--since", "1h", "--status", "PENDING"],
+          env,
+        );
+        expect(badRecover.stderr).toBe(
+          'parley: --status must be one of FAILED, EXHAUSTED; got "PENDING"\n',
+        );
+        const recovered = await parley(
+          ["webhooks", "recover", id, "--since", "1h", "--status", "failed,EXHAUSTED"],
+          env,
+        );
+        expect(recovered.stderr).toBe("");
+        expect(recovered.code).toBe(0);
+        expect(recovered.stdout).toMatch(
+          new RegExp(
+            `^Queued 1 delivery again for webhook ${id} \\(FAILED or EXHAUSTED, queued since \\S+Z\\)\\.$`,
+            "m",
+          ),
+        );
+        const future = await parley(
+          ["webhooks", "recover", id, "--since", "2099-01-01", "--json"],
+          env,
+        );
+        expect(JSON.parse(future.stdout)).toEqual({ queued: 0 });
+
+        // Rotate: the new secret shown once; the next delivery is signed with it.
+        const rotated = await parley(["webhooks", "rotate-secret", id, "--overlap", "60"], env);
+        expect(rotated.code).toBe(0);
+        const secret = /^ {2}secret: (whsec_\S+)$/m.exec(rotated.stdout)?.[1];
+        expect(secret, rotated.stdout).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+        expect(rotated.stdout).toMatch(/the previous secret also signs until \S+Z$/m);
+        const badOverlap = await parley(["webhooks", "rotate-secret", id, "--overlap", "1w"], env);
+        expect(badOverlap.stderr).toMatch(/^parley: --overlap must be a whole number of seconds/);
+        const chosen = await parley(
+          [
+            "webhooks",
+            "rotate-secret",
+            id,
+            "--secret",
+            "a-chosen-long-secret",
+            "--overlap",
+            "0",
+            "--json",
+          ],
+          env,
+        );
+        expect(JSON.parse(chosen.stdout)).toMatchObject({ secret: "a-chosen-long-secret" });
+
+        receiver.respondWith(() => ({ status: 204 }));
+        await c.admin("PATCH /api/admin/webhooks/{id}", {
+          id: webhook.id,
+          data: { enabled: true },
+        });
+        const before = receiver.requests.length;
+        const ok = await parley(["webhooks", "test", id, "--wait"], env);
+        expect(ok.code, ok.stdout + ok.stderr).toBe(0);
+        const sent = receiver.requests.slice(before).find((r) => r.body.includes("WEBHOOK_TEST"))!;
+        expect(sent.headers["x-webhook-signature-256"]).toBe(
+          signWebhookPayload("a-chosen-long-secret", sent.body),
+        );
+      } finally {
+        receiver.respondWith(() => ({ status: 204 }));
+      }
+    },
+    SPAWNS,
+  );
+
+  it.runIf(HAS_SCRIPT)(
+    "shows a progress line while recover works, on a terminal",
+    async () => {
+      const { data: webhook } = await c.admin("POST /api/admin/webhooks", {
+        data: {
+          name: "recover-tty",
+          url: receiver.url,
+          secret: "a-long-enough-secret",
+          events: ["ROOM_CREATED"],
+        },
+      });
+      const run = await parleyInTerminal(
+        ["webhooks", "recover", String(webhook.id), "--since", "10m"],
+        env,
+      );
+      expect(run.code).toBe(0);
+      expect(run.stdout).toMatch(
+        /⠋ queueing the failed deliveries of webhook \d+ since \S+ \(0s\)/,
+      );
+      expect(run.stdout).toContain("\r\u001b[K");
+      expect(run.stdout).toMatch(/Queued 0 deliveries again for webhook \d+ \(EXHAUSTED,/);
+    },
+    SPAWNS,
+  );
+
+  it.runIf(HAS_SCRIPT)(
+    "shows a spinner while test --wait waits, on a terminal",
+    async () => {
+      const { data: webhook } = await c.admin("POST /api/admin/webhooks", {
+        data: {
+          name: "slow",
+          url: receiver.url,
+          secret: "a-long-enough-secret",
+          events: ["ROOM_CREATED"],
+        },
+      });
+      // Slower than a spinner frame, well inside the test knobs' 1 s receiver time-out.
+      receiver.respondWith(() => ({ status: 204, delayMs: 600 }));
+      try {
+        const run = await parleyInTerminal(["webhooks", "test", String(webhook.id), "--wait"], env);
+        expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
+        expect(run.stdout).toMatch(/⠋ waiting for delivery \d+'s first attempt \(0s\)/);
+        expect(run.stdout).toContain("\r\u001b[K"); // the line is cleared before the outcome
+        expect(run.stdout).toMatch(/Test delivery \d+: SUCCESS \(answered 204, \d+ ms\)/);
+      } finally {
+        receiver.respondWith(() => ({ status: 204 }));
+      }
     },
     SPAWNS,
   );

@@ -1,14 +1,12 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { paginate, signWebhookPayload } from "@parley/client";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { DIALECTS } from "../helpers/dialects.js";
+import { SQLITE } from "../helpers/dialects.js";
 import { startReceiver, type Receiver } from "../helpers/receiver.js";
-import { eventually, startClientApp, type ClientApp } from "../integration/client/client-app.js";
+import { CLI, cliEnv } from "../helpers/run-cli.js";
+import { waitFor } from "../helpers/wait-for.js";
+import { startClientApp, type ClientApp } from "../integration/client/client-app.js";
 
-// The BUILT command line (npm test builds first), run as an integrator runs it.
-const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../dist/cli.js");
 const SECRET = "whsec_cli_listen_secret_0123456789";
 
 interface Listener {
@@ -26,7 +24,7 @@ function listen(extra: string[] = []): Promise<Listener> {
   const child = spawn(
     process.execPath,
     [CLI, "webhooks", "listen", "--port", "0", "--secret", SECRET, ...extra],
-    { env: { PATH: process.env.PATH, HOME: process.env.HOME } },
+    { env: cliEnv() },
   );
   children.push(child);
   let out = "";
@@ -34,9 +32,10 @@ function listen(extra: string[] = []): Promise<Listener> {
   child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
   child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
   const line = (pattern: RegExp) =>
-    eventually(
+    waitFor(
       `a line matching ${pattern} in:\n${out}${err}`,
-      async () => out.split("\n").find((l) => pattern.test(l)),
+      // The banner goes to stderr under --json; events always to stdout.
+      async () => `${out}\n${err}`.split("\n").find((l) => pattern.test(l)),
       15_000,
     );
   return line(/^Listening for Parley webhooks on /).then((first) => ({
@@ -50,7 +49,7 @@ function listen(extra: string[] = []): Promise<Listener> {
 describe("parley webhooks listen", () => {
   let c: ClientApp;
   beforeAll(async () => {
-    c = await startClientApp(DIALECTS[0]!, {
+    c = await startClientApp(SQLITE, {
       deliveries: true,
       // Failed deliveries stay FAILED while the test looks at them.
       config: { webhookBackoffBaseMs: 60_000, webhookBackoffMaxMs: 60_000 },
@@ -115,7 +114,7 @@ describe("parley webhooks listen", () => {
     expect(unsigned.status).toBe(401);
     expect(await listener.line(/✗ rejected: missing signature/)).toContain("from 127.0.0.1");
 
-    const log = await eventually("both deliveries logged as SUCCESS", async () => {
+    const log = await waitFor("both deliveries logged as SUCCESS", async () => {
       const all = await paginate.all(c.admin, "GET /api/admin/webhooks/{id}/deliveries", {
         id: webhook.id,
       });
@@ -136,7 +135,7 @@ describe("parley webhooks listen", () => {
       await c.admin("POST /api/rooms/{roomId}/messages", { roomId: room.id, content: "one" });
       const [forwarded] = await app.waitForRequests(1);
       expect(await listener.line(/✓ MESSAGE_CREATED/)).toContain(`-> 202 from ${app.url}`);
-      const delivery = await eventually("the delivery to be logged", async () => {
+      const delivery = await waitFor("the delivery to be logged", async () => {
         const { data } = await c.admin("GET /api/admin/webhooks/{id}/deliveries", {
           id: webhook.id,
         });
@@ -159,7 +158,7 @@ describe("parley webhooks listen", () => {
       // The app fails: Parley sees its 500 and will retry.
       await c.admin("POST /api/rooms/{roomId}/messages", { roomId: room.id, content: "two" });
       expect(await listener.line(/-> 500 from/)).toContain("✓ MESSAGE_CREATED");
-      const failed = await eventually("a failed attempt", async () => {
+      const failed = await waitFor("a failed attempt", async () => {
         const { data } = await c.admin("GET /api/admin/webhooks/{id}/deliveries", {
           id: webhook.id,
           status: "FAILED",
@@ -175,7 +174,7 @@ describe("parley webhooks listen", () => {
 
   it("refuses to start without a secret", async () => {
     const child = spawn(process.execPath, [CLI, "webhooks", "listen", "--port", "0"], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME },
+      env: cliEnv(),
     });
     children.push(child);
     let err = "";
@@ -184,4 +183,21 @@ describe("parley webhooks listen", () => {
     expect(code).toBe(1);
     expect(err).toBe("parley: --secret is required (or set PARLEY_WEBHOOK_SECRET)\n");
   }, 60_000);
+
+  it("prints one JSON object per delivery with --json, stdout holding nothing else", async () => {
+    const listener = await listen(["--json"]);
+    const webhook = await webhookTo(listener.url);
+    await c.admin("POST /api/admin/webhooks/{id}/test", { id: webhook.id });
+    const line = await listener.line(/"WEBHOOK_TEST"/);
+    expect(JSON.parse(line)).toMatchObject({
+      verified: true,
+      event: { event: "WEBHOOK_TEST", webhookId: webhook.id, data: { requestedBy: "admin" } },
+    });
+    const unsigned = await fetch(listener.url, { method: "POST", body: "{}" });
+    expect(unsigned.status).toBe(401);
+    const rejected = await listener.line(/"verified":false/);
+    expect(JSON.parse(rejected)).toMatchObject({ verified: false, from: "127.0.0.1" });
+    for (const printed of listener.output().trim().split("\n"))
+      expect(() => JSON.parse(printed)).not.toThrow();
+  });
 });

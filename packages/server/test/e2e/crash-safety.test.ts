@@ -1,22 +1,17 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterEach, describe, expect, it, onTestFinished } from "vitest";
-import { DIALECTS } from "../helpers/dialects.js";
+import { afterEach, expect, it, onTestFinished } from "vitest";
+import { describeEachDialect } from "../helpers/dialects.js";
 import { startReceiver } from "../helpers/receiver.js";
 import { killAllServers, spawnServer } from "../helpers/spawn-server.js";
-import {
-  createEndpoint,
-  FAST_ENV,
-  killAfterArrivals,
-  produceEvents,
-  receivedUsernames,
-  waitForAll,
-} from "./e2e-support.js";
+import { createEndpoint } from "../helpers/fixtures.js";
+import { FAST_ENV } from "../helpers/knobs.js";
+import { killAfterArrivals, produceEvents, receivedUsernames, waitForAll } from "./e2e-support.js";
 
 afterEach(killAllServers);
 
-describe.each(DIALECTS)("crash safety on $name", (dialect) => {
+describeEachDialect("crash safety on $name", (dialect) => {
   it("delivers every event at least once after the server is SIGKILLed in the middle of a burst", async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "parley-crash-"));
     const database = dialect.name === "postgres" ? await dialect.open() : undefined;
@@ -40,7 +35,7 @@ describe.each(DIALECTS)("crash safety on $name", (dialect) => {
     const first = await spawnServer({ env });
     const token = first.adminToken!;
     expect(token).toBeTruthy();
-    await createEndpoint(first, token, receiver.url);
+    await createEndpoint({ url: first.url, token }, { url: receiver.url });
     // The kill lands once 30 deliveries have arrived: API writes and deliveries are both in flight.
     const names = Array.from({ length: 300 }, (_, i) => `crash-${i}`);
     const [acknowledged, atKill] = await Promise.all([

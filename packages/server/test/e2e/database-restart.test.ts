@@ -2,22 +2,17 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it, onTestFinished } from "vitest";
-import { TEST_DATABASE_URL } from "../helpers/dialects.js";
-import { findPgBin, startPrivatePostgres } from "../helpers/private-postgres.js";
+import { startPrivatePostgres } from "../helpers/private-postgres.js";
 import { startReceiver } from "../helpers/receiver.js";
 import { killAllServers, spawnServer } from "../helpers/spawn-server.js";
-import {
-  createEndpoint,
-  FAST_ENV,
-  produceEvents,
-  receivedUsernames,
-  waitForAll,
-} from "./e2e-support.js";
+import { createEndpoint } from "../helpers/fixtures.js";
+import { FAST_ENV } from "../helpers/knobs.js";
+import { produceEvents, receivedUsernames, waitForAll } from "./e2e-support.js";
 
 afterEach(killAllServers);
 
 // Restarting a database is only safe on one the test owns: a private instance, started here.
-describe.runIf(TEST_DATABASE_URL && findPgBin())("database restart", () => {
+describe("database restart", { tags: ["postgres", "postgres-binaries"] }, () => {
   it("recovers by itself when PostgreSQL restarts in the middle of a burst, and delivers every event", async () => {
     const pg = await startPrivatePostgres();
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "parley-dbrestart-"));
@@ -42,7 +37,7 @@ describe.runIf(TEST_DATABASE_URL && findPgBin())("database restart", () => {
       if (context.task.result?.state === "fail") console.error(server.output());
     });
     const token = server.adminToken!;
-    await createEndpoint(server, token, receiver.url);
+    await createEndpoint({ url: server.url, token }, { url: receiver.url });
 
     const before = await produceEvents(
       [server],

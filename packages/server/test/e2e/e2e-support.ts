@@ -1,51 +1,11 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { callApi } from "../helpers/fixtures.js";
 import type { Receiver } from "../helpers/receiver.js";
 import type { SpawnedServer } from "../helpers/spawn-server.js";
+import { waitFor } from "../helpers/wait-for.js";
 
-/** Knobs for child processes: the whole state machine and a crashed worker's lease in seconds. */
-export const FAST_ENV: Record<string, string> = {
-  PARLEY_WEBHOOK_TIMEOUT_MS: "1000",
-  PARLEY_WEBHOOK_BACKOFF_BASE_MS: "100",
-  PARLEY_WEBHOOK_BACKOFF_MAX_MS: "1000",
-  PARLEY_WEBHOOK_SWEEP_INTERVAL_MS: "500",
-  PARLEY_WEBHOOK_CONCURRENCY: "16",
-};
-
-async function call(
-  server: SpawnedServer,
-  token: string,
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<{ status: number; json: unknown }> {
-  const res = await fetch(`${server.url}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(body === undefined ? {} : { "content-type": "application/json" }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  return { status: res.status, json: text ? JSON.parse(text) : undefined };
-}
-
-/** Registers a webhook endpoint through the admin API; returns its id. */
-export async function createEndpoint(
-  server: SpawnedServer,
-  token: string,
-  url: string,
-): Promise<number> {
-  const res = await call(server, token, "POST", "/api/admin/webhooks", {
-    name: "e2e receiver",
-    url,
-    secret: "e2e-signing-secret-0123456789",
-    events: ["ADMIN_USER_DISABLED"],
-  });
-  if (res.status !== 201)
-    throw new Error(`creating the webhook answered ${res.status}: ${JSON.stringify(res.json)}`);
-  return (res.json as { id: number }).id;
-}
+const call = (server: SpawnedServer, token: string, method: "POST", path: string, body?: unknown) =>
+  callApi({ url: server.url, token }, method, path, body);
 
 /**
  * Produces one ADMIN_USER_DISABLED event per name through the admin API (create a user, disable
@@ -128,18 +88,18 @@ export async function waitForAll(
   expected: string[],
   timeoutMs: number,
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
+  const missing = () => {
     const seen = receivedUsernames(receiver);
-    const missing = expected.filter((name) => !seen.has(name));
-    if (missing.length === 0) return;
-    if (Date.now() > deadline) {
-      throw new Error(
-        `${missing.length} of ${expected.length} events never arrived, e.g. ${missing.slice(0, 5).join(", ")}`,
-      );
-    }
-    await sleep(100);
-  }
+    return expected.filter((name) => !seen.has(name));
+  };
+  await waitFor(
+    () => {
+      const left = missing();
+      return `every event at the receiver: ${left.length} of ${expected.length} missing, e.g. ${left.slice(0, 5).join(", ")}`;
+    },
+    () => missing().length === 0,
+    timeoutMs,
+  );
 }
 
 /**
@@ -152,7 +112,7 @@ export async function killAfterArrivals(
   from: number,
   count: number,
 ): Promise<number> {
-  while (receiver.requests.length - from < count) await sleep(5);
+  await receiver.waitForRequests(from + count, 60_000);
   await server.kill("SIGKILL");
   return receiver.requests.length - from;
 }

@@ -3,11 +3,11 @@ import os from "node:os";
 import path from "node:path";
 import type { FastifyInstance } from "fastify";
 import { createAppContext, type AppContext } from "../../src/app-context.js";
-import { buildApp } from "../../src/app.js";
+import { buildApp, type BuildAppOptions } from "../../src/app.js";
 import { loadConfig, type ConfigOverrides } from "../../src/config/load-config.js";
 import type { UserRole } from "../../src/db/schema.js";
 import type { Metrics } from "../../src/operations/metrics.js";
-import { DIALECTS, type TestDialect } from "./dialects.js";
+import { SQLITE, type TestDialect } from "./dialects.js";
 
 export interface TestUser {
   id: number;
@@ -29,13 +29,17 @@ export interface TestApp {
 
 let counter = 0;
 
+/** The master key test apps and spawned servers use (never a real one). */
+export const TEST_MASTER_KEY = "7e57".repeat(16);
+
 /**
  * A real app (real database of the given dialect, real auth) for app.inject() or listen(), with an
  * admin ready. Defaults suit tests: silent logs, http and private receivers allowed.
  */
 export async function createTestApp(
-  dialect: TestDialect = DIALECTS[0]!,
+  dialect: TestDialect = SQLITE,
   overrides: ConfigOverrides = {},
+  appOptions: Omit<BuildAppOptions, "logger"> = {},
 ): Promise<TestApp> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "parley-test-"));
   const testDb = await dialect.open();
@@ -46,11 +50,13 @@ export async function createTestApp(
       logLevel: "silent",
       webhookAllowHttp: true,
       webhookAllowPrivateNetworks: true,
+      // PostgreSQL keeps generated keys in the database, wrapped by a master key (a fixed one here).
+      masterKey: TEST_MASTER_KEY,
       ...overrides,
     },
   );
   const ctx = await createAppContext(config, { database: testDb.database });
-  const app = await buildApp(ctx, { logger: false });
+  const app = await buildApp(ctx, { ...appOptions, logger: false });
   await app.ready();
 
   const user = async (role: UserRole = "user", username?: string): Promise<TestUser> => {

@@ -1,11 +1,15 @@
 import crypto from "node:crypto";
 import pg from "pg";
-import { openDatabase, type ParleyDatabase } from "../../src/db/open-database.js";
+import { describe } from "vitest";
+import { openDatabase, type DatabaseConnection } from "../../src/db/open-database.js";
+import { TEST_DATABASE_URL } from "./services.js";
+
+export { TEST_DATABASE_URL };
 
 /**
- * The databases every storage test runs on: SQLite always, PostgreSQL when
- * PARLEY_TEST_DATABASE_URL is set. Each `open()` gives a fresh, isolated database (a temp-less
- * in-memory SQLite, or a PostgreSQL schema of its own that `cleanup()` drops).
+ * The databases every storage test runs on: SQLite and PostgreSQL (PARLEY_TEST_DATABASE_URL).
+ * Each `open()` gives a fresh, isolated database (a temp-less in-memory SQLite, or a PostgreSQL
+ * schema of its own that `cleanup()` drops).
  */
 export interface TestDialect {
   readonly name: "sqlite" | "postgres";
@@ -13,15 +17,13 @@ export interface TestDialect {
 }
 
 export interface TestDatabase {
-  readonly database: ParleyDatabase;
+  readonly database: DatabaseConnection;
   /** Settings that point another process (a `parley serve` child) at the same database. */
   readonly env: Record<string, string>;
   cleanup(): Promise<void>;
 }
 
-export const TEST_DATABASE_URL = process.env.PARLEY_TEST_DATABASE_URL || undefined;
-
-const sqlite: TestDialect = {
+export const SQLITE: TestDialect = {
   name: "sqlite",
   async open(options = {}) {
     const database = openDatabase({ sqlitePath: options.sqlitePath ?? ":memory:" });
@@ -34,10 +36,11 @@ function schemaName(): string {
   return `t_${Date.now().toString(36)}_${crypto.randomBytes(4).toString("hex")}`;
 }
 
-const postgres: TestDialect = {
+export const POSTGRES: TestDialect = {
   name: "postgres",
   async open() {
-    const url = TEST_DATABASE_URL!;
+    const url = TEST_DATABASE_URL;
+    if (url === undefined) throw new Error("PARLEY_TEST_DATABASE_URL is not set");
     const schema = schemaName();
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();
@@ -60,4 +63,21 @@ const postgres: TestDialect = {
   },
 };
 
-export const DIALECTS: readonly TestDialect[] = TEST_DATABASE_URL ? [sqlite, postgres] : [sqlite];
+/**
+ * `describeEachOf(dialects)(title, body)`: one describe() per dialect, titled with `$name`
+ * replaced and tagged with the dialect's name. The tag is what counts the tests per database and
+ * what skips the PostgreSQL copy (counted as skipped, never silently absent) when
+ * PARLEY_TEST_DATABASE_URL is unset: see vitest.config.ts.
+ */
+export function describeEachOf(dialects: readonly TestDialect[]) {
+  return (title: string, body: (dialect: TestDialect) => void): void => {
+    for (const dialect of dialects) {
+      describe(title.replaceAll("$name", dialect.name), { tags: [dialect.name] }, () =>
+        body(dialect),
+      );
+    }
+  };
+}
+
+/** Every storage test: `describeEachDialect("rooms on $name", (dialect) => { ... })`. */
+export const describeEachDialect = describeEachOf([SQLITE, POSTGRES]);

@@ -15,6 +15,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import { findPgBin } from "./services.js";
 
 const run = promisify(execFile);
 
@@ -23,23 +24,6 @@ export interface PrivatePostgres {
   readonly port: number;
   restart(): Promise<void>;
   stop(): Promise<void>;
-}
-
-/** Where initdb and pg_ctl are: $PG_BIN, else the newest /usr/lib/postgresql/<version>/bin. */
-export function findPgBin(): string | undefined {
-  const candidates: string[] = [];
-  if (process.env.PG_BIN) candidates.push(process.env.PG_BIN);
-  const root = "/usr/lib/postgresql";
-  if (fs.existsSync(root)) {
-    const versions = fs
-      .readdirSync(root)
-      .filter((name) => /^\d+(\.\d+)?$/.test(name))
-      .sort((a, b) => Number(b) - Number(a));
-    for (const version of versions) candidates.push(path.join(root, version, "bin"));
-  }
-  return candidates.find(
-    (dir) => fs.existsSync(path.join(dir, "initdb")) && fs.existsSync(path.join(dir, "pg_ctl")),
-  );
 }
 
 const asRoot = process.getuid?.() === 0;

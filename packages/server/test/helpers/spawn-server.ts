@@ -12,9 +12,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
-import { fileURLToPath } from "node:url";
-
-const CLI = fileURLToPath(new URL("../../dist/cli.js", import.meta.url));
+import { CLI } from "./run-cli.js";
 
 export interface SpawnedServer {
   /** e.g. http://127.0.0.1:40211 */
@@ -75,7 +73,13 @@ export async function spawnServer(options: SpawnOptions): Promise<SpawnedServer>
     throw new Error(`${CLI} is missing: build the server first (npx tsc -b packages/server)`);
   }
   const child = spawn(process.execPath, [CLI, "serve"], {
-    env: { ...baseEnv(), ...options.env },
+    env: {
+      ...baseEnv(),
+      // PostgreSQL needs a master key to wrap the generated keys it stores; the same for every
+      // child, so processes sharing a database read the same keys. A fixed test value.
+      ...(options.env.DATABASE_URL ? { PARLEY_MASTER_KEY: "7e57".repeat(16) } : {}),
+      ...options.env,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   running.add(child);

@@ -6,8 +6,9 @@ import { join } from "node:path";
 let cached: { key: string; cert: string } | undefined;
 
 /**
- * A self-signed certificate for localhost, 127.0.0.1 and ::1, made once per test process with the
- * openssl CLI. Trust it by passing `cert` as a CA (it signs itself).
+ * A self-signed certificate for localhost, 127.0.0.1 and ::1 (and receiver.parley.test, a name the
+ * SSRF tests resolve to 127.0.0.1 themselves), made once per test process with the openssl CLI.
+ * Trust it by passing `cert` as a CA (it signs itself).
  */
 export function selfSignedCert(): { key: string; cert: string } {
   if (cached !== undefined) return cached;
@@ -30,7 +31,7 @@ export function selfSignedCert(): { key: string; cert: string } {
         "-subj",
         "/CN=localhost",
         "-addext",
-        "subjectAltName=DNS:localhost,IP:127.0.0.1,IP:::1",
+        "subjectAltName=DNS:localhost,DNS:receiver.parley.test,IP:127.0.0.1,IP:::1",
         "-keyout",
         keyFile,
         "-out",

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../helpers/build-app.js";
-import { DIALECTS } from "../helpers/dialects.js";
+import { describeEachDialect } from "../helpers/dialects.js";
 
-describe.each(DIALECTS)("users on $name", (dialect) => {
+describeEachDialect("users on $name", (dialect) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp(dialect);

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { SignJWT, exportJWK, generateKeyPair } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../../helpers/build-app.js";
-import { DIALECTS } from "../../helpers/dialects.js";
+import { describeEachDialect, SQLITE } from "../../helpers/dialects.js";
 
 const PROTECTED = "/api/admin/users";
 
@@ -11,7 +11,7 @@ function base64url(value: object): string {
   return Buffer.from(JSON.stringify(value)).toString("base64url");
 }
 
-describe.each(DIALECTS)("bearer tokens on $name", (dialect) => {
+describeEachDialect("bearer tokens on $name", (dialect) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp(dialect);
@@ -113,6 +113,41 @@ describe.each(DIALECTS)("bearer tokens on $name", (dialect) => {
     });
     expectUnauthorized(await get(admin3.headers.authorization));
   });
+
+  it("answers 401 for a token whose role no longer matches the user's", async () => {
+    const demoted = await t.user("admin");
+    expect((await get(demoted.headers.authorization)).statusCode).toBe(200);
+    // The role in force is the stored one: an admin token of a user who is now a plain user
+    // is not honoured, neither as admin nor as user.
+    await t.ctx.db
+      .updateTable("users")
+      .set({ role: "user" })
+      .where("id", "=", demoted.id)
+      .execute();
+    const res = await get(demoted.headers.authorization);
+    expectUnauthorized(res);
+    expect(res.json().detail).toBe("the token's role no longer matches the user");
+    const asUser = await t.app.inject({
+      method: "GET",
+      url: "/api/rooms",
+      headers: demoted.headers,
+    });
+    expect(asUser.statusCode).toBe(401);
+  });
+
+  it("answers 401 for a token of ours whose subject is not a user id", async () => {
+    for (const subject of [t.admin.username, `${t.admin.id}x`, "", " 1", "-1"]) {
+      const token = await new SignJWT({ role: "admin" })
+        .setProtectedHeader({ alg: "HS256" })
+        .setSubject(subject)
+        .setIssuer("parley")
+        .setExpirationTime("1h")
+        .sign(t.ctx.keys.jwtSecret);
+      const res = await get(`Bearer ${token}`);
+      expectUnauthorized(res);
+      expect(res.json().detail, subject).toBe("token subject is not a user id");
+    }
+  });
 });
 
 describe("identity-provider tokens", () => {
@@ -130,7 +165,7 @@ describe("identity-provider tokens", () => {
     });
     await new Promise<void>((resolve) => jwks.listen(0, "127.0.0.1", resolve));
     const port = (jwks.address() as AddressInfo).port;
-    t = await createTestApp(DIALECTS[0], {
+    t = await createTestApp(SQLITE, {
       jwtJwksUrl: `http://127.0.0.1:${port}/jwks.json`,
       jwtIssuer: "https://idp.example.com",
       jwtAudience: "parley",
@@ -151,7 +186,14 @@ describe("identity-provider tokens", () => {
       .sign(privateKey);
   }
 
-  it("accepts a token of the configured provider for a known username", async () => {
+  it("accepts a token of the configured provider for a subject linked to a user", async () => {
+    const link = await t.app.inject({
+      method: "POST",
+      url: `/api/admin/users/${t.admin.id}/identities`,
+      headers: t.admin.headers,
+      payload: { subject: "admin" },
+    });
+    expect(link.statusCode).toBe(201);
     const res = await t.app.inject({
       method: "GET",
       url: PROTECTED,

@@ -1,4 +1,4 @@
-import { EVENT_NAMES, type EventName } from "../../../src/events/event-catalogue.js";
+import type { EventName } from "../../../src/events/event-catalogue.js";
 import type { TestApp, TestUser } from "../../helpers/build-app.js";
 
 export type SeenEvent = [EventName, unknown];
@@ -8,22 +8,6 @@ export function recordEvents(t: TestApp): { events: SeenEvent[]; stop(): void } 
   const events: SeenEvent[] = [];
   const stop = t.ctx.spine.onEventCommitted((event, data) => events.push([event, data]));
   return { events, stop };
-}
-
-export async function createRoom(
-  t: TestApp,
-  owner: TestUser,
-  name = "general",
-): Promise<{ id: number }> {
-  const res = await t.app.inject({
-    method: "POST",
-    url: "/api/rooms",
-    headers: owner.headers,
-    payload: { name },
-  });
-  if (res.statusCode !== 201)
-    throw new Error(`creating a room answered ${res.statusCode}: ${res.body}`);
-  return res.json();
 }
 
 export async function joinRoom(t: TestApp, user: TestUser, roomId: number): Promise<void> {
@@ -48,25 +32,6 @@ export async function post(
     headers: user.headers,
     payload: contentFormat === undefined ? { content } : { content, contentFormat },
   });
-}
-
-/** An enabled outbound endpoint subscribed to every event, so fan-out writes delivery rows. */
-export async function registerEndpoint(t: TestApp): Promise<number> {
-  const now = Date.now();
-  const row = await t.ctx.db
-    .insertInto("webhooks")
-    .values({
-      name: "everything",
-      url: "https://receiver.example/hook",
-      secret_ciphertext: "not-a-real-ciphertext",
-      events: JSON.stringify(EVENT_NAMES),
-      enabled: 1,
-      created_at: now,
-      updated_at: now,
-    })
-    .returning("id")
-    .executeTakeFirstOrThrow();
-  return row.id;
 }
 
 export async function countRows(

@@ -1,17 +1,13 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { AntivirusUnavailableError } from "../../../src/safety/antivirus/antivirus-unavailable-error.js";
 import { createTestApp, type TestApp, type TestUser } from "../../helpers/build-app.js";
-import { DIALECTS } from "../../helpers/dialects.js";
-import {
-  countRows,
-  createRoom,
-  failFanOutAfterWriting,
-  recordEvents,
-  registerEndpoint,
-} from "./chat-helpers.js";
+import { describeEachDialect } from "../../helpers/dialects.js";
+import { EVENT_NAMES } from "../../../src/events/event-catalogue.js";
+import { createRoom, insertEndpoint } from "../../helpers/fixtures.js";
+import { countRows, failFanOutAfterWriting, recordEvents } from "./chat-helpers.js";
 
 const EICAR = "X5O!P%@AP[4\\PZX54(P^)7CC)7}$EICAR-STANDARD-ANTIVIRUS-TEST-FILE!$H+H*";
 const LIMIT = 1024;
@@ -64,7 +60,7 @@ async function expectDiskMatchesRows(t: TestApp): Promise<void> {
   expect(onDisk).toEqual(rows.map((row) => row.storage_key).sort());
 }
 
-describe.each(DIALECTS)("file uploads on $name", (dialect) => {
+describeEachDialect("file uploads on $name", (dialect) => {
   let t: TestApp;
   let alice: TestUser;
   let stranger: TestUser;
@@ -220,7 +216,7 @@ describe.each(DIALECTS)("file uploads on $name", (dialect) => {
   });
 
   it("removes the stored bytes when the transaction fails, leaving no row and no delivery", async () => {
-    await registerEndpoint(t);
+    await insertEndpoint(t, { events: EVENT_NAMES });
     const files = await countRows(t, "files");
     const deliveries = await countRows(t, "webhook_deliveries");
     const restore = failFanOutAfterWriting(t);
@@ -233,7 +229,7 @@ describe.each(DIALECTS)("file uploads on $name", (dialect) => {
   });
 });
 
-describe.each(DIALECTS)("file uploads in the community edition on $name", (dialect) => {
+describeEachDialect("file uploads in the community edition on $name", (dialect) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp(dialect, { edition: "community" });

@@ -2,16 +2,10 @@ import { Parser } from "htmlparser2";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { postMessage } from "../../../src/chat/post-message.js";
 import { createTestApp, type TestApp, type TestUser } from "../../helpers/build-app.js";
-import { DIALECTS } from "../../helpers/dialects.js";
-import {
-  countRows,
-  createRoom,
-  failFanOutAfterWriting,
-  joinRoom,
-  post,
-  recordEvents,
-  registerEndpoint,
-} from "./chat-helpers.js";
+import { describeEachDialect } from "../../helpers/dialects.js";
+import { EVENT_NAMES } from "../../../src/events/event-catalogue.js";
+import { createRoom, insertEndpoint } from "../../helpers/fixtures.js";
+import { countRows, failFanOutAfterWriting, joinRoom, post, recordEvents } from "./chat-helpers.js";
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const VISA_TEST_CARD = "4111 1111 1111 1111";
@@ -54,7 +48,7 @@ const XSS_PAYLOADS = [
   "<scr<script>ipt>alert(1)</scr</script>ipt>",
 ];
 
-describe.each(DIALECTS)("messages on $name", (dialect) => {
+describeEachDialect("messages on $name", (dialect) => {
   let t: TestApp;
   let alice: TestUser;
   let bob: TestUser;
@@ -201,7 +195,7 @@ describe.each(DIALECTS)("messages on $name", (dialect) => {
     });
 
     it("commits the message and its deliveries together or not at all", async () => {
-      await registerEndpoint(t);
+      await insertEndpoint(t, { events: EVENT_NAMES });
       const messages = await countRows(t, "messages");
       const deliveries = await countRows(t, "webhook_deliveries");
       const restore = failFanOutAfterWriting(t);

@@ -1,16 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import type { ModerationClassifier } from "../../../src/safety/moderation/moderation-classifier.js";
 import { createTestApp, type TestApp, type TestUser } from "../../helpers/build-app.js";
-import { DIALECTS } from "../../helpers/dialects.js";
-import {
-  countRows,
-  createRoom,
-  failFanOutAfterWriting,
-  joinRoom,
-  post,
-  recordEvents,
-  registerEndpoint,
-} from "./chat-helpers.js";
+import { describeEachDialect } from "../../helpers/dialects.js";
+import { EVENT_NAMES } from "../../../src/events/event-catalogue.js";
+import { createRoom, insertEndpoint } from "../../helpers/fixtures.js";
+import { countRows, failFanOutAfterWriting, joinRoom, post, recordEvents } from "./chat-helpers.js";
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
@@ -30,7 +24,7 @@ interface Flag {
   reviewStatus: string;
 }
 
-describe.each(DIALECTS)("moderation review on $name", (dialect) => {
+describeEachDialect("moderation review on $name", (dialect) => {
   let t: TestApp;
   let alice: TestUser;
   let bob: TestUser;
@@ -136,6 +130,8 @@ describe.each(DIALECTS)("moderation review on $name", (dialect) => {
       reviewStatus: "pending",
       reviewedAt: null,
       reviewedBy: null,
+      // The queue shows what is being judged, as plain text.
+      messageText: "QUARANTINE this",
     });
     const approvedEvents = recordEvents(t);
     const approved = await review(flag.id, "approve");
@@ -155,6 +151,7 @@ describe.each(DIALECTS)("moderation review on $name", (dialect) => {
       createdAt: expect.stringMatching(ISO),
       reviewedAt: expect.stringMatching(ISO),
       reviewedBy: "admin",
+      messageText: "QUARANTINE this",
     });
     expect(twice.statusCode).toBe(409);
     expect(twice.json().code).toBe("flag_already_reviewed");
@@ -187,6 +184,23 @@ describe.each(DIALECTS)("moderation review on $name", (dialect) => {
     expect((await memberView(t.admin)).find((m) => m.id === dropped.id)?.moderationStatus).toBe(
       "REJECTED",
     );
+  });
+
+  it("shows each flag's message as plain text, cut to 500 characters", async () => {
+    const marked = (await post(t, alice, roomId, "**FLAG** this  \n\n_spam_ <b>x</b>")).json();
+    expect(((await flagOf(marked.id)) as Flag & { messageText: string }).messageText).toBe(
+      "FLAG this spam <b>x</b>", // markdown has no raw HTML: it is text
+    );
+    const long = (await post(t, alice, roomId, `FLAG ${"é".repeat(800)}`)).json();
+    const text = ((await flagOf(long.id)) as Flag & { messageText: string }).messageText;
+    expect(Array.from(text)).toHaveLength(500);
+    expect(text.endsWith("é…")).toBe(true);
+    const one = await t.app.inject({
+      method: "GET",
+      url: `/api/admin/moderation/flags/${(await flagOf(long.id)).id}`,
+      headers: t.admin.headers,
+    });
+    expect(one.json().messageText).toBe(text);
   });
 
   it("lists flags by review status, oldest first, in pages", async () => {
@@ -247,7 +261,7 @@ describe.each(DIALECTS)("moderation review on $name", (dialect) => {
   });
 
   it("rolls back an approval whose MESSAGE_CREATED cannot be queued", async () => {
-    await registerEndpoint(t);
+    await insertEndpoint(t, { events: EVENT_NAMES });
     const message = (await post(t, alice, roomId, "QUARANTINE again")).json();
     const flag = await flagOf(message.id);
     const deliveries = await countRows(t, "webhook_deliveries");
@@ -277,7 +291,7 @@ describe.each(DIALECTS)("moderation review on $name", (dialect) => {
   });
 });
 
-describe.each(DIALECTS)("moderation events with a public base URL on $name", (dialect) => {
+describeEachDialect("moderation events with a public base URL on $name", (dialect) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp(dialect, { publicBaseUrl: "https://chat.example.com" });

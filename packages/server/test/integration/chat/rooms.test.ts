@@ -1,18 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp, type TestUser } from "../../helpers/build-app.js";
-import { DIALECTS } from "../../helpers/dialects.js";
-import {
-  countRows,
-  createRoom,
-  failFanOutAfterWriting,
-  joinRoom,
-  recordEvents,
-  registerEndpoint,
-} from "./chat-helpers.js";
+import { describeEachDialect } from "../../helpers/dialects.js";
+import { EVENT_NAMES } from "../../../src/events/event-catalogue.js";
+import { createRoom, insertEndpoint } from "../../helpers/fixtures.js";
+import { countRows, failFanOutAfterWriting, joinRoom, recordEvents } from "./chat-helpers.js";
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
-describe.each(DIALECTS)("rooms and direct messages on $name", (dialect) => {
+describeEachDialect("rooms and direct messages on $name", (dialect) => {
   let t: TestApp;
   let alice: TestUser;
   let bob: TestUser;
@@ -103,7 +98,7 @@ describe.each(DIALECTS)("rooms and direct messages on $name", (dialect) => {
     });
 
     it("rolls back the room when its event cannot be queued, leaving no delivery behind", async () => {
-      await registerEndpoint(t);
+      await insertEndpoint(t, { events: EVENT_NAMES });
       const rooms = await countRows(t, "rooms");
       const deliveries = await countRows(t, "webhook_deliveries");
       const restore = failFanOutAfterWriting(t);
@@ -231,7 +226,9 @@ describe.each(DIALECTS)("rooms and direct messages on $name", (dialect) => {
       expect(res.json()).toMatchObject({ id: room.id, memberCount: 2 });
       expect(again.statusCode).toBe(409);
       expect(again.json().code).toBe("already_member");
-      expect(seen.events).toEqual([["USER_JOINED_ROOM", { roomId: room.id, username: "bob" }]]);
+      expect(seen.events).toEqual([
+        ["USER_JOINED_ROOM", { roomId: room.id, username: "bob", via: "membership" }],
+      ]);
     });
 
     it("answers 404 for an unknown room and 401 without a token", async () => {
@@ -264,7 +261,9 @@ describe.each(DIALECTS)("rooms and direct messages on $name", (dialect) => {
       expect(res.body).toBe("");
       expect(again.statusCode).toBe(403);
       expect(again.json().code).toBe("not_a_member");
-      expect(seen.events).toEqual([["USER_LEFT_ROOM", { roomId: room.id, username: "bob" }]]);
+      expect(seen.events).toEqual([
+        ["USER_LEFT_ROOM", { roomId: room.id, username: "bob", via: "membership" }],
+      ]);
     });
 
     it("rolls back a join whose event cannot be queued", async () => {

@@ -1,10 +1,10 @@
 import { RequestError, paginate, type RequestInterface } from "@parley/client";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import type { TestUser } from "../../helpers/build-app.js";
-import { DIALECTS } from "../../helpers/dialects.js";
+import { describeEachDialect } from "../../helpers/dialects.js";
 import { startClientApp, type ClientApp } from "./client-app.js";
 
-describe.each(DIALECTS)("the client and the chat API on $name", (dialect) => {
+describeEachDialect("the client and the chat API on $name", (dialect) => {
   let c: ClientApp;
   let alice: TestUser;
   let bob: TestUser;

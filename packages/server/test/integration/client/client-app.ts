@@ -1,17 +1,9 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import { request, type RequestInterface } from "@parley/client";
 import { startBackgroundWork, type BackgroundWork } from "../../../src/background-work.js";
 import type { ConfigOverrides } from "../../../src/config/load-config.js";
 import { createTestApp, type TestApp, type TestUser } from "../../helpers/build-app.js";
 import type { TestDialect } from "../../helpers/dialects.js";
-
-/** Retries in a second, not minutes, so tests can watch deliveries go out. */
-export const QUICK_DELIVERIES: ConfigOverrides = {
-  webhookTimeoutMs: 2_000,
-  webhookBackoffBaseMs: 200,
-  webhookBackoffMaxMs: 1_000,
-  webhookSweepIntervalMs: 300,
-};
+import { FAST_KNOBS } from "../../helpers/knobs.js";
 
 export interface ClientApp {
   readonly t: TestApp;
@@ -32,7 +24,7 @@ export async function startClientApp(
   dialect: TestDialect,
   options: { deliveries?: boolean; config?: ConfigOverrides } = {},
 ): Promise<ClientApp> {
-  const t = await createTestApp(dialect, { ...QUICK_DELIVERIES, ...options.config });
+  const t = await createTestApp(dialect, { ...FAST_KNOBS, ...options.config });
   const baseUrl = await t.app.listen({ port: 0, host: "127.0.0.1" });
   const background: BackgroundWork[] = options.deliveries
     ? await startBackgroundWork(t.ctx, t.app.metrics)
@@ -51,20 +43,4 @@ export async function startClientApp(
       await t.close();
     },
   };
-}
-
-/** Polls `check` until it returns something truthy; fails naming `what` after `timeoutMs`. */
-export async function eventually<T>(
-  what: string,
-  check: () => Promise<T | undefined | null | false>,
-  timeoutMs = 10_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline)
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(25);
-  }
 }

@@ -1,10 +1,10 @@
 import type { RequestError } from "@parley/client";
 import { paginate, request } from "@parley/client";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DIALECTS } from "../../helpers/dialects.js";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { describeEachDialect } from "../../helpers/dialects.js";
 import { startClientApp, type ClientApp } from "./client-app.js";
 
-describe.each(DIALECTS)("the client and the inbound webhooks API on $name", (dialect) => {
+describeEachDialect("the client and the inbound webhooks API on $name", (dialect) => {
   let c: ClientApp;
   let roomId: number;
   beforeAll(async () => {

@@ -12,9 +12,10 @@ import {
   type WebhookEvent,
 } from "@parley/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DIALECTS } from "../../helpers/dialects.js";
+import { SQLITE } from "../../helpers/dialects.js";
 import { startReceiver, type Receiver } from "../../helpers/receiver.js";
-import { eventually, startClientApp, type ClientApp } from "./client-app.js";
+import { waitFor } from "../../helpers/wait-for.js";
+import { startClientApp, type ClientApp } from "./client-app.js";
 
 describe("the client README", () => {
   let c: ClientApp;
@@ -23,7 +24,7 @@ describe("the client README", () => {
   const secret = "whsec_readme_example_secret_1234";
 
   beforeAll(async () => {
-    c = await startClientApp(DIALECTS[0]!, { deliveries: true });
+    c = await startClientApp(SQLITE, { deliveries: true });
     receiver = await startReceiver();
     parley = request.defaults({
       baseUrl: c.baseUrl,
@@ -134,7 +135,7 @@ describe("the client README", () => {
         },
       });
       const { data: next } = await parley("POST /api/rooms", { name: "handled" });
-      const got = await eventually("the handler to get ROOM_CREATED", async () => received[0]);
+      const got = await waitFor("the handler to get ROOM_CREATED", async () => received[0]);
       expect(got).toMatchObject({
         event: "ROOM_CREATED",
         data: { roomId: next.id, createdBy: "admin" },

@@ -1,14 +1,9 @@
 import { createHmac } from "node:crypto";
 import { readFileSync } from "node:fs";
-import {
-  parseWebhookEvent,
-  signWebhookPayload,
-  verifyWebhookSignature,
-  type MessageCreatedData,
-} from "@parley/client";
-import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from "vitest";
-import { signPayload } from "../../../src/webhooks/outbound/sign-payload.js";
-import { DIALECTS } from "../../helpers/dialects.js";
+import { parseWebhookEvent, signWebhookPayload, verifyWebhookSignature } from "@parley/client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { signPayload } from "../../../src/webhooks/outbound/delivery-engine/sign-payload.js";
+import { SQLITE } from "../../helpers/dialects.js";
 import { startReceiver, type Receiver } from "../../helpers/receiver.js";
 import { startClientApp, type ClientApp } from "./client-app.js";
 
@@ -45,7 +40,7 @@ describe("a real delivery from a running server", () => {
   let c: ClientApp;
   let receiver: Receiver;
   beforeAll(async () => {
-    c = await startClientApp(DIALECTS[0]!, { deliveries: true });
+    c = await startClientApp(SQLITE, { deliveries: true });
     receiver = await startReceiver();
   });
   afterAll(async () => {
@@ -77,7 +72,6 @@ describe("a real delivery from a running server", () => {
 
     const event = parseWebhookEvent(delivery!.body);
     if (event.event !== "MESSAGE_CREATED") throw new Error(`unexpected ${event.event}`);
-    expectTypeOf(event.data).toEqualTypeOf<MessageCreatedData>();
     expect(event.data).toMatchObject({
       roomId: room.id,
       messageId: message.id,

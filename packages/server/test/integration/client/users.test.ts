@@ -1,9 +1,9 @@
 import { NetworkError, RequestError, paginate, request } from "@parley/client";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DIALECTS } from "../../helpers/dialects.js";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { describeEachDialect } from "../../helpers/dialects.js";
 import { startClientApp, type ClientApp } from "./client-app.js";
 
-describe.each(DIALECTS)("the client and the users API on $name", (dialect) => {
+describeEachDialect("the client and the users API on $name", (dialect) => {
   let c: ClientApp;
   beforeAll(async () => {
     c = await startClientApp(dialect);

@@ -5,14 +5,15 @@ import {
   verifyWebhookSignature,
   type Webhook,
 } from "@parley/client";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { DIALECTS } from "../../helpers/dialects.js";
+import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
+import { describeEachDialect } from "../../helpers/dialects.js";
 import { startReceiver, type Receiver } from "../../helpers/receiver.js";
-import { eventually, startClientApp, type ClientApp } from "./client-app.js";
+import { waitFor } from "../../helpers/wait-for.js";
+import { startClientApp, type ClientApp } from "./client-app.js";
 
 const SECRET = "whsec_client_admin_test_0123456789";
 
-describe.each(DIALECTS)("the client and the outbound webhooks API on $name", (dialect) => {
+describeEachDialect("the client and the outbound webhooks API on $name", (dialect) => {
   let c: ClientApp;
   let receiver: Receiver;
   beforeAll(async () => {
@@ -60,6 +61,13 @@ describe.each(DIALECTS)("the client and the outbound webhooks API on $name", (di
       enabled: false,
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
+      signatureScheme: "parley",
+      roomIds: null,
+      headers: {},
+      maxDeliveriesPerSecond: null,
+      disabledReason: "manual",
+      disabledAt: created.data.createdAt,
+      health: expect.objectContaining({ attempts24h: 0, consecutiveFailures: 0 }),
     });
     expect(JSON.stringify(created.data)).not.toContain(SECRET);
     const id = created.data.id;
@@ -123,7 +131,7 @@ describe.each(DIALECTS)("the client and the outbound webhooks API on $name", (di
     if (event.event === "WEBHOOK_TEST") expect(event.data.requestedBy).toBe("admin");
     expect(event.webhookId).toBe(webhook.id);
 
-    const summary = await eventually("the delivery to succeed", async () => {
+    const summary = await waitFor("the delivery to succeed", async () => {
       const page = await c.admin("GET /api/admin/webhooks/{id}/deliveries", {
         id: webhook.id,
         status: "SUCCESS",
@@ -159,6 +167,32 @@ describe.each(DIALECTS)("the client and the outbound webhooks API on $name", (di
     );
   });
 
+  it("rotates a secret, recovers, searches and lists event types through typed routes", async () => {
+    receiver = await startReceiver();
+    const webhook = await createWebhook("operated", receiver.url);
+    const rotated = await c.admin("POST /api/admin/webhooks/{id}/rotate-secret", {
+      id: webhook.id,
+      overlapSeconds: 60,
+    });
+    expect(rotated.data.secret).toMatch(/^whsec_/);
+    expect(rotated.data.previousSecretExpiresAt).toEqual(expect.any(String));
+    await c.admin("POST /api/admin/webhooks/{id}/test", { id: webhook.id });
+    await receiver.waitForRequests(1);
+    const found = await waitFor("the delivery in the search", async () => {
+      const page = await c.admin("GET /api/admin/deliveries", { webhookId: webhook.id });
+      return page.data.items[0];
+    });
+    expect(found.webhookName).toBe("operated");
+    expect(found.eventId).toMatch(/^evt_/);
+    const recovered = await c.admin("POST /api/admin/webhooks/{id}/recover", {
+      id: webhook.id,
+      since: new Date(Date.now() - 60_000).toISOString(),
+    });
+    expect(recovered.data).toEqual({ queued: 0 });
+    const types = await c.admin("GET /api/admin/webhooks/event-types");
+    expect(types.data.items.map((t) => t.name)).toContain("WEBHOOK_ENDPOINT_DISABLED");
+  });
+
   it("pages through the delivery log and filters it by event and status", async () => {
     receiver = await startReceiver();
     receiver.respondWith(() => ({ status: 503 }));
@@ -179,7 +213,7 @@ describe.each(DIALECTS)("the client and the outbound webhooks API on $name", (di
     const ids = pages.flat().map((d) => d.id);
     expect(ids).toEqual([...ids].sort((a, b) => b - a)); // newest first
 
-    const failed = await eventually("five failed deliveries", async () => {
+    const failed = await waitFor("five failed deliveries", async () => {
       const all = await paginate.all(c.admin, "GET /api/admin/webhooks/{id}/deliveries", {
         id: webhook.id,
         status: "FAILED",

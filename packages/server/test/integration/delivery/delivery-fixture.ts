@@ -1,37 +1,122 @@
 import crypto from "node:crypto";
-import { setTimeout as sleep } from "node:timers/promises";
+import type { LookupFunction } from "node:net";
 import type { ConfigOverrides } from "../../../src/config/load-config.js";
-import { sealSecret } from "../../../src/config/secret-box.js";
 import type { EventDataMap, EventName } from "../../../src/events/event-catalogue.js";
-import { inTransaction } from "../../../src/events/in-transaction.js";
-import type { DeliveryLog } from "../../../src/webhooks/outbound/delivery-log.js";
-import { createDeliveryMetrics } from "../../../src/webhooks/outbound/delivery-metrics.js";
-import { createDispatcher, type Dispatcher } from "../../../src/webhooks/outbound/dispatcher.js";
+import type { ClaimedDelivery } from "../../../src/webhooks/outbound/delivery-engine/claim-deliveries.js";
+import { createDispatcher } from "../../../src/webhooks/outbound/delivery-engine/create-dispatcher.js";
+import type { DeliveryLog } from "../../../src/webhooks/outbound/delivery-engine/delivery-log.js";
+import { createDeliveryMetrics } from "../../../src/webhooks/outbound/delivery-engine/delivery-metrics.js";
+import type { DeliveryQueue } from "../../../src/webhooks/outbound/delivery-engine/delivery-queue.js";
+import type { Dispatcher } from "../../../src/webhooks/outbound/delivery-engine/dispatcher.js";
 import { createTestApp, type TestApp } from "../../helpers/build-app.js";
 import type { TestDialect } from "../../helpers/dialects.js";
-
-/** Knobs that run the whole state machine in a couple of seconds. */
-export const FAST_KNOBS: ConfigOverrides = {
-  webhookTimeoutMs: 1_000,
-  webhookBackoffBaseMs: 100,
-  webhookBackoffMaxMs: 1_000,
-  webhookSweepIntervalMs: 300,
-  webhookConcurrency: 16,
-  webhookPerEndpointConcurrency: 8,
-};
+import { insertEndpoint } from "../../helpers/fixtures.js";
+import { FAST_KNOBS } from "../../helpers/knobs.js";
 
 export interface Endpoint {
   id: number;
   secret: string;
 }
 
+/**
+ * The dispatcher's queue as the test sees it: every claim it ran and what it took. A claim is
+ * what leads to a send, so "no claim took the row" is the causal form of "nothing was sent", and
+ * `claimsDone(2)` is "a whole claim ran after this point". A pass with every send slot taken
+ * claims nothing and does not ask the queue; the sweep still looks up the next retry, which
+ * `sweepsDone` counts.
+ */
+export interface WatchedQueue extends DeliveryQueue {
+  /** Claims that finished (taking rows or not) since the dispatcher started. */
+  readonly claims: number;
+  /** Every row a claim took, in order (a retried row appears once per claim). */
+  readonly claimed: readonly ClaimedDelivery[];
+  /** Claims that failed (the database refused). */
+  readonly claimFailures: number;
+  /**
+   * Resolves once `n` more claims have finished. With n >= 2 the last one started after the
+   * call, so it saw every row as it was then.
+   */
+  claimsDone(n: number): Promise<void>;
+  /**
+   * Resolves once `n` more passes that look up the next retry have finished: the sweep, the
+   * retry timer, a reconnect. With n >= 2 the last one started after the call.
+   */
+  sweepsDone(n: number): Promise<void>;
+}
+
+/** A count that promises can wait on: `after(n)` resolves once it has gone up by n more. */
+function counter() {
+  const waiters: Array<{ at: number; resolve: () => void }> = [];
+  let value = 0;
+  return {
+    get value() {
+      return value;
+    },
+    bump() {
+      value++;
+      for (const waiter of waiters.filter((w) => w.at <= value)) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve();
+      }
+    },
+    after(n: number): Promise<void> {
+      return new Promise((resolve) => waiters.push({ at: value + n, resolve }));
+    },
+  };
+}
+
+function watch(queue: DeliveryQueue): WatchedQueue {
+  const claimed: ClaimedDelivery[] = [];
+  const claims = counter();
+  const sweeps = counter();
+  let claimFailures = 0;
+  return {
+    get claims() {
+      return claims.value;
+    },
+    get claimFailures() {
+      return claimFailures;
+    },
+    claimed,
+    async claim(options) {
+      try {
+        const rows = await queue.claim(options);
+        claimed.push(...rows);
+        return rows;
+      } catch (error) {
+        claimFailures++;
+        throw error;
+      } finally {
+        claims.bump();
+      }
+    },
+    record: (attempts, options) => queue.record(attempts, options),
+    expireSecrets: (now) => queue.expireSecrets(now),
+    async nextRetryAt(now) {
+      try {
+        return await queue.nextRetryAt(now);
+      } finally {
+        sweeps.bump();
+      }
+    },
+    claimsDone: (n) => claims.after(n),
+    sweepsDone: (n) => sweeps.after(n),
+  };
+}
+
 export interface DeliveryApp {
   readonly t: TestApp;
   readonly dispatcher: Dispatcher;
+  readonly queue: WatchedQueue;
   /** Registers an endpoint directly in the database (secret sealed as the admin API does). */
   endpoint(
     url: string,
-    options?: { events?: EventName[]; enabled?: boolean; secret?: string },
+    options?: {
+      events?: EventName[];
+      enabled?: boolean;
+      secret?: string;
+      secretCiphertext?: string;
+    },
   ): Promise<Endpoint>;
   /** Commits one event through the event spine, as a chat action does. */
   emit<E extends EventName>(event: E, data: EventDataMap[E]): Promise<void>;
@@ -40,6 +125,8 @@ export interface DeliveryApp {
   delivery(id: number): Promise<DeliveryRow>;
   deliveries(): Promise<DeliveryRow[]>;
   attempts(deliveryId: number): Promise<AttemptRow[]>;
+  /** How many claims took delivery `id` so far (each one leads to one send). */
+  timesClaimed(id: number): number;
   close(): Promise<void>;
 }
 
@@ -60,44 +147,34 @@ function selectAttempts(t: TestApp, deliveryId: number) {
 
 /**
  * A real app on the given dialect with its delivery engine (dispatcher + metrics on the app's
- * registry), fast knobs unless overridden. `start: false` leaves the dispatcher stopped.
+ * registry, the sender built from the config), fast knobs unless overridden. `start: false`
+ * leaves the dispatcher stopped.
  */
 export async function startDeliveryApp(
   dialect: TestDialect,
   overrides: ConfigOverrides = {},
-  options: { start?: boolean; log?: DeliveryLog } = {},
+  options: { start?: boolean; log?: DeliveryLog; lookup?: LookupFunction } = {},
 ): Promise<DeliveryApp> {
   const t = await createTestApp(dialect, { ...FAST_KNOBS, ...overrides });
   const metrics = createDeliveryMetrics(t.ctx.db, t.app.metrics.registry, t.ctx.now);
-  const dispatcher = createDispatcher(t.ctx, metrics, options.log ? { log: options.log } : {});
+  let queue!: WatchedQueue;
+  const dispatcher = createDispatcher(t.ctx, metrics, {
+    watchQueue: (built) => (queue = watch(built)),
+    ...(options.log ? { log: options.log } : {}),
+    ...(options.lookup ? { lookup: options.lookup } : {}),
+  });
   if (options.start !== false) dispatcher.start();
 
   return {
     t,
     dispatcher,
-    async endpoint(url, opts = {}) {
-      const secret = opts.secret ?? `whsec_${crypto.randomBytes(12).toString("hex")}`;
-      const now = Date.now();
-      const row = await t.ctx.db
-        .insertInto("webhooks")
-        .values({
-          name: "test endpoint",
-          url,
-          secret_ciphertext: sealSecret(t.ctx.keys.secretKey, secret),
-          events: JSON.stringify(opts.events ?? ["ADMIN_USER_DISABLED"]),
-          enabled: opts.enabled === false ? 0 : 1,
-          created_at: now,
-          updated_at: now,
-        })
-        .returning("id")
-        .executeTakeFirstOrThrow();
-      return { id: row.id, secret };
-    },
+    queue,
+    endpoint: (url, opts = {}) => insertEndpoint(t, { url, ...opts }),
     async emit(event, data) {
-      await inTransaction(t.ctx, (tx) => tx.emit(event, data));
+      await t.ctx.database.transaction((tx) => tx.emit(event, data));
     },
     async emitUser(username) {
-      await inTransaction(t.ctx, (tx) =>
+      await t.ctx.database.transaction((tx) =>
         tx.emit("ADMIN_USER_DISABLED", { username, adminActor: "admin" }),
       );
     },
@@ -110,27 +187,12 @@ export async function startDeliveryApp(
     },
     deliveries: () => selectDeliveries(t),
     attempts: (deliveryId) => selectAttempts(t, deliveryId),
+    timesClaimed: (id) => queue.claimed.filter((row) => row.id === id).length,
     async close() {
       await dispatcher.stop();
       await t.close();
     },
   };
-}
-
-/** Polls `check` until it returns a truthy value; fails with `what` after `timeoutMs`. */
-export async function waitFor<T>(
-  what: string,
-  check: () => Promise<T | undefined | null | false> | T | undefined | null | false,
-  timeoutMs = 10_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline)
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(20);
-  }
 }
 
 /** A log that keeps what it was told, to check that nothing went wrong (or that something did). */

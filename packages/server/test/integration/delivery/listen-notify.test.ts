@@ -4,14 +4,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAppContext, type AppContext } from "../../../src/app-context.js";
 import { openDatabase } from "../../../src/db/open-database.js";
 import { DELIVERIES_CHANNEL } from "../../../src/events/event-spine.js";
-import { inTransaction } from "../../../src/events/in-transaction.js";
-import { DIALECTS, TEST_DATABASE_URL } from "../../helpers/dialects.js";
+import { POSTGRES, TEST_DATABASE_URL } from "../../helpers/dialects.js";
 import { startReceiver, type Receiver } from "../../helpers/receiver.js";
-import { startDeliveryApp, waitFor, type DeliveryApp } from "./delivery-fixture.js";
+import { waitFor } from "../../helpers/wait-for.js";
+import { startDeliveryApp, type DeliveryApp } from "./delivery-fixture.js";
 
-const postgres = DIALECTS.find((dialect) => dialect.name === "postgres");
-
-describe.runIf(postgres)("LISTEN/NOTIFY wake-ups on postgres", () => {
+describe("LISTEN/NOTIFY wake-ups on postgres", { tags: ["postgres"] }, () => {
   let d: DeliveryApp;
   /** Another process's view of the same database: it commits events but runs no dispatcher. */
   let other: AppContext;
@@ -19,7 +17,7 @@ describe.runIf(postgres)("LISTEN/NOTIFY wake-ups on postgres", () => {
 
   beforeAll(async () => {
     // A sweep far in the future: only a NOTIFY (or the pass after reconnecting) can start a send.
-    d = await startDeliveryApp(postgres!, { webhookSweepIntervalMs: 600_000 });
+    d = await startDeliveryApp(POSTGRES, { webhookSweepIntervalMs: 600_000 });
     const { rows } = await sql<{ schema: string }>`SELECT current_schema() AS schema`.execute(
       d.t.ctx.db,
     );
@@ -48,15 +46,16 @@ describe.runIf(postgres)("LISTEN/NOTIFY wake-ups on postgres", () => {
     return rows[0]?.pid;
   }
   const emitElsewhere = (username: string) =>
-    inTransaction(other, (tx) => tx.emit("ADMIN_USER_DISABLED", { username, adminActor: "admin" }));
+    other.database.transaction((tx) =>
+      tx.emit("ADMIN_USER_DISABLED", { username, adminActor: "admin" }),
+    );
 
-  it("sends a delivery committed by another process at once", async () => {
+  it("sends a delivery committed by another process when its NOTIFY arrives", async () => {
     const before = target.requests.length;
-    const committed = Date.now();
+    // No sweep runs and nothing else is due: the NOTIFY is the only thing that can start this send.
     await emitElsewhere("notified");
-    const [request] = (await target.waitForRequests(before + 1, 3_000)).slice(before);
+    const [request] = (await target.waitForRequests(before + 1)).slice(before);
     expect(JSON.parse(request!.body.toString()).data.username).toBe("notified");
-    expect(request!.receivedAt - committed).toBeLessThan(1_000);
   });
 
   it("reconnects after losing its LISTEN connection and sends what was committed meanwhile", async () => {
@@ -82,29 +81,48 @@ describe.runIf(postgres)("LISTEN/NOTIFY wake-ups on postgres", () => {
   it("sends NOTIFY only after a commit, coalescing a burst of commits into a few", async () => {
     const listener = new pg.Client({ connectionString: TEST_DATABASE_URL });
     await listener.connect();
-    let notifications = 0;
+    const payloads: string[] = [];
     listener.on("notification", (message) => {
-      if (message.channel === DELIVERIES_CHANNEL) notifications++;
+      if (message.channel === DELIVERIES_CHANNEL) payloads.push(message.payload ?? "");
     });
     await listener.query(`LISTEN ${DELIVERIES_CHANNEL}`);
+    let markers = 0;
+    /**
+     * How many NOTIFYs the spine sent since the last call: once it has none in flight, a marker
+     * NOTIFY of our own is sent and awaited; notifications arrive in commit order, so every one
+     * the spine sent before it is in by then.
+     */
+    const spineNotifications = async (): Promise<number> => {
+      await other.spine.notifySettled();
+      const marker = `marker-${++markers}`;
+      await sql`SELECT pg_notify(${DELIVERIES_CHANNEL}, ${marker})`.execute(other.db);
+      await waitFor(`the ${marker} notification`, () => payloads.includes(marker));
+      // Other test files share this database, and NOTIFY channels are database-wide: count only
+      // the notifications that name the committing process.
+      const count = payloads.filter((payload) => payload === other.instanceId).length;
+      payloads.length = 0;
+      return count;
+    };
     try {
+      await spineNotifications(); // what earlier tests left in flight
+      const before = target.requests.length;
+
       await expect(
-        inTransaction(other, async (tx) => {
+        other.database.transaction(async (tx) => {
           await tx.emit("ADMIN_USER_DISABLED", { username: "rolled-back", adminActor: "admin" });
           throw new Error("abort after the emit");
         }),
       ).rejects.toThrow("abort after the emit");
-      // A NOTIFY sent right after the emit would already be here by the time the next one is.
-      await emitElsewhere("marker");
-      await waitFor("the marker's NOTIFY", () => notifications > 0);
-      expect(notifications).toBe(1);
+      expect(await spineNotifications()).toBe(0);
 
-      notifications = 0;
-      const before = target.requests.length;
+      await emitElsewhere("committed");
+      expect(await spineNotifications()).toBe(1);
+
       await Promise.all(Array.from({ length: 50 }, (_, i) => emitElsewhere(`burst-${i}`)));
-      await target.waitForRequests(before + 50, 5_000);
-      await new Promise((resolve) => setTimeout(resolve, 200)); // let late notifications in
-      expect(notifications).toBeLessThan(50);
+      const burst = await spineNotifications();
+      expect(burst).toBeGreaterThan(0);
+      expect(burst).toBeLessThan(50);
+      await target.waitForRequests(before + 51);
     } finally {
       await listener.end();
     }

@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { outcomeKind } from "../../../src/webhooks/outbound/delivery-metrics.js";
-import type { AttemptOutcome } from "../../../src/webhooks/outbound/webhook-sender.js";
-import { DIALECTS } from "../../helpers/dialects.js";
+import { outcomeKind } from "../../../src/webhooks/outbound/delivery-engine/delivery-metrics.js";
+import type { AttemptOutcome } from "../../../src/webhooks/outbound/transport/webhook-sender.js";
+import { describeEachDialect } from "../../helpers/dialects.js";
 import { startReceiver, type Receiver } from "../../helpers/receiver.js";
-import { startDeliveryApp, waitFor, type DeliveryApp } from "./delivery-fixture.js";
+import { waitFor } from "../../helpers/wait-for.js";
+import { startDeliveryApp, type DeliveryApp } from "./delivery-fixture.js";
 
-describe.each(DIALECTS)("delivery metrics on $name", (dialect) => {
+describeEachDialect("delivery metrics on $name", (dialect) => {
   let d: DeliveryApp;
   let target: Receiver;
   beforeAll(async () => {

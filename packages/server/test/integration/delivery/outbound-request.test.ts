@@ -1,21 +1,18 @@
+import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import { afterAll, beforeAll, expect, it, onTestFinished } from "vitest";
+import { sealSecret } from "../../../src/config/secret-box.js";
 import { buildEnvelope } from "../../../src/events/build-envelope.js";
 import { WEBHOOK_TEST } from "../../../src/events/event-catalogue.js";
-import { inTransaction } from "../../../src/events/in-transaction.js";
-import { DIALECTS } from "../../helpers/dialects.js";
+import { describeEachDialect } from "../../helpers/dialects.js";
+import { callApi, createEndpoint } from "../../helpers/fixtures.js";
 import { startReceiver, type Receiver } from "../../helpers/receiver.js";
-import {
-  expectedSignature,
-  startDeliveryApp,
-  waitFor,
-  type DeliveryApp,
-} from "./delivery-fixture.js";
+import { waitFor } from "../../helpers/wait-for.js";
+import { expectedSignature, startDeliveryApp, type DeliveryApp } from "./delivery-fixture.js";
 
-describe.each(DIALECTS)("outbound delivery requests on $name", (dialect) => {
+describeEachDialect("outbound delivery requests on $name", (dialect) => {
   let d: DeliveryApp;
   let tls: Receiver & { caPem: string };
   let caDir: string;
@@ -103,7 +100,7 @@ describe.each(DIALECTS)("outbound delivery requests on $name", (dialect) => {
   it("sends an endpoint only the events it subscribed to", async () => {
     const deletedOnly = await receiver();
     const both = await receiver();
-    await d.endpoint(deletedOnly.url, { events: ["ADMIN_USER_DELETED"] });
+    const narrow = await d.endpoint(deletedOnly.url, { events: ["ADMIN_USER_DELETED"] });
     await d.endpoint(both.url, { events: ["ADMIN_USER_DISABLED", "ADMIN_USER_DELETED"] });
 
     await d.emitUser("filter-1");
@@ -116,8 +113,9 @@ describe.each(DIALECTS)("outbound delivery requests on $name", (dialect) => {
     ]);
     const [only] = await deletedOnly.waitForRequests(1);
     expect(JSON.parse(only!.body.toString()).data.username).toBe("filter-2");
+    // The filter is the fan-out's: the other event never became a delivery to this endpoint.
+    expect((await d.deliveries()).filter((r) => r.webhook_id === narrow.id)).toHaveLength(1);
     await d.dispatcher.idle();
-    await sleep(100);
     expect(deletedOnly.requests).toHaveLength(1);
   });
 
@@ -125,7 +123,7 @@ describe.each(DIALECTS)("outbound delivery requests on $name", (dialect) => {
     const target = await receiver();
     const endpoint = await d.endpoint(target.url);
     // Queued while enabled, disabled before the dispatcher could see them (same transaction).
-    await inTransaction(d.t.ctx, async (tx) => {
+    await d.t.ctx.database.transaction(async (tx) => {
       await tx.emit("ADMIN_USER_DISABLED", { username: "held-1", adminActor: "admin" });
       await tx.emit("ADMIN_USER_DISABLED", { username: "held-2", adminActor: "admin" });
       await tx.db
@@ -134,11 +132,12 @@ describe.each(DIALECTS)("outbound delivery requests on $name", (dialect) => {
         .where("id", "=", endpoint.id)
         .execute();
     });
-    // Two sweeps go by: nothing is sent, the rows stay queued and untouched.
-    await sleep(800);
-    expect(target.requests).toHaveLength(0);
+    // Two sweeps go by: no claim takes the rows (so nothing is sent), they stay queued, untouched.
+    await d.queue.sweepsDone(2);
     const held = (await d.deliveries()).filter((r) => r.webhook_id === endpoint.id);
     expect(held).toHaveLength(2);
+    for (const row of held) expect(d.timesClaimed(row.id)).toBe(0);
+    expect(target.requests).toHaveLength(0);
     for (const row of held)
       expect(row).toMatchObject({ status: "PENDING", attempts: 0, locked_by: null });
 
@@ -158,15 +157,14 @@ describe.each(DIALECTS)("outbound delivery requests on $name", (dialect) => {
     const target = await receiver();
     const bystander = await receiver();
     const endpoint = await d.endpoint(target.url, { enabled: false });
-    await d.endpoint(bystander.url);
+    const bystanderEndpoint = await d.endpoint(bystander.url);
     const body = buildEnvelope(WEBHOOK_TEST, Date.now(), endpoint.id, {
       message: "ping",
       requestedBy: "admin",
     });
-    const id = await d.t.ctx.db
-      .transaction()
-      .execute((trx) => d.t.ctx.spine.enqueueOne(trx, endpoint.id, WEBHOOK_TEST, body));
-    d.t.ctx.spine.afterCommit([], 1);
+    const id = await d.t.ctx.database.transaction((tx) =>
+      tx.enqueue({ webhookId: endpoint.id, event: WEBHOOK_TEST, body }),
+    );
 
     const [request] = await target.waitForRequests(1);
     expect(request!.body.toString()).toBe(body);
@@ -174,6 +172,8 @@ describe.each(DIALECTS)("outbound delivery requests on $name", (dialect) => {
       expectedSignature(endpoint.secret, request!.body),
     );
     await waitFor("test delivery SUCCESS", async () => (await d.delivery(id)).status === "SUCCESS");
+    // Enqueued for one endpoint: no row for the other, so nothing can be sent to it.
+    expect((await d.deliveries()).filter((r) => r.webhook_id === bystanderEndpoint.id)).toEqual([]);
     expect(bystander.requests).toHaveLength(0);
   });
 
@@ -188,12 +188,9 @@ describe.each(DIALECTS)("outbound delivery requests on $name", (dialect) => {
       async () => (await d.delivery(original!.id)).status === "SUCCESS",
     );
 
-    const id = await d.t.ctx.db
-      .transaction()
-      .execute((trx) =>
-        d.t.ctx.spine.enqueueOne(trx, endpoint.id, "ADMIN_USER_DISABLED", original!.body),
-      );
-    d.t.ctx.spine.afterCommit([], 1);
+    const id = await d.t.ctx.database.transaction((tx) =>
+      tx.enqueue({ webhookId: endpoint.id, event: "ADMIN_USER_DISABLED", body: original!.body }),
+    );
     const [, second] = await target.waitForRequests(2);
     expect(id).not.toBe(original!.id);
     expect(second!.body.equals(first!.body)).toBe(true);
@@ -201,5 +198,57 @@ describe.each(DIALECTS)("outbound delivery requests on $name", (dialect) => {
       first!.headers["x-webhook-signature-256"],
     );
     await waitFor("redelivery SUCCESS", async () => (await d.delivery(id)).status === "SUCCESS");
+  });
+
+  it("signs the next delivery with a secret rotated through the admin API", async () => {
+    const target = await receiver();
+    const created = await createEndpoint(d.t, {
+      url: target.url,
+      secret: "first-secret-0123456789",
+    });
+    await d.emitUser("before-rotation");
+    const [first] = await target.waitForRequests(1);
+    expect(first!.headers["x-webhook-signature-256"]).toBe(
+      expectedSignature("first-secret-0123456789", first!.body),
+    );
+
+    const rotated = await callApi(d.t, "PATCH", `/api/admin/webhooks/${created.id}`, {
+      secret: "second-secret-0123456789",
+    });
+    expect(rotated.status).toBe(200);
+    await d.emitUser("after-rotation");
+    const [, second] = await target.waitForRequests(2);
+    expect(JSON.parse(second!.body.toString()).data.username).toBe("after-rotation");
+    expect(second!.headers["x-webhook-signature-256"]).toBe(
+      expectedSignature("second-secret-0123456789", second!.body),
+    );
+    expect(second!.headers["x-webhook-signature-256"]).not.toBe(
+      expectedSignature("first-secret-0123456789", second!.body),
+    );
+  });
+
+  it("records a failed attempt, and sends nothing, when the endpoint secret cannot be decrypted", async () => {
+    const target = await receiver();
+    // Sealed with another key, as after PARLEY_SECRET_KEY was changed.
+    const endpoint = await d.endpoint(target.url, {
+      secretCiphertext: sealSecret(crypto.randomBytes(32), "sealed-elsewhere"),
+    });
+    await d.emitUser("undecryptable");
+    const [row] = (await d.deliveries()).filter((r) => r.webhook_id === endpoint.id);
+    const [attempt] = await waitFor("the first attempt", async () => {
+      const attempts = await d.attempts(row!.id);
+      return attempts.length > 0 && attempts;
+    });
+    expect(attempt).toMatchObject({
+      attempt: 1,
+      response_status: null,
+      response_body: null,
+      duration_ms: 0,
+      error: "the endpoint secret cannot be decrypted (was PARLEY_SECRET_KEY changed?)",
+    });
+    expect(await d.delivery(row!.id)).toMatchObject({ status: "FAILED", attempts: 1 });
+    // The attempt ended before a connection was opened.
+    expect(target.connectionCount).toBe(0);
+    expect(target.requests).toHaveLength(0);
   });
 });

@@ -1,16 +1,17 @@
 import { sql } from "kysely";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, expect, it } from "vitest";
 import type { DeliveryStatus } from "../../../src/db/schema.js";
 import {
   runDeliveryRetention,
   startRetentionJob,
-} from "../../../src/webhooks/outbound/retention-job.js";
-import { DIALECTS } from "../../helpers/dialects.js";
-import { startDeliveryApp, waitFor, type DeliveryApp } from "./delivery-fixture.js";
+} from "../../../src/webhooks/outbound/delivery-engine/retention-job.js";
+import { describeEachDialect } from "../../helpers/dialects.js";
+import { waitFor } from "../../helpers/wait-for.js";
+import { startDeliveryApp, type DeliveryApp } from "./delivery-fixture.js";
 
 const DAY = 24 * 60 * 60 * 1000;
 
-describe.each(DIALECTS)("delivery retention on $name", (dialect) => {
+describeEachDialect("delivery retention on $name", (dialect) => {
   let d: DeliveryApp;
   let webhookId: number;
   beforeAll(async () => {

@@ -6,21 +6,21 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { postMessage } from "../../../src/chat/post-message.js";
 import { TransactionBatcher } from "../../../src/db/batched-transactions.js";
-import { openDatabase, type ParleyDatabase } from "../../../src/db/open-database.js";
+import { openDatabase, type DatabaseConnection } from "../../../src/db/open-database.js";
 import { createTestApp, type TestApp } from "../../helpers/build-app.js";
-import { DIALECTS, type TestDialect } from "../../helpers/dialects.js";
-import { countRows, createRoom, recordEvents, registerEndpoint } from "../chat/chat-helpers.js";
+import { describeEachOf, POSTGRES, SQLITE, type TestDialect } from "../../helpers/dialects.js";
+import { EVENT_NAMES } from "../../../src/events/event-catalogue.js";
+import { createRoom, insertEndpoint } from "../../helpers/fixtures.js";
+import { countRows, recordEvents } from "../chat/chat-helpers.js";
 
 // SQLite in a file, so a second connection can check what is committed.
 const sqliteDir = fs.mkdtempSync(path.join(os.tmpdir(), "parley-batch-"));
 const sqliteFile = path.join(sqliteDir, "parley.db");
 const fileSqlite: TestDialect = {
   name: "sqlite",
-  open: () => DIALECTS[0]!.open({ sqlitePath: sqliteFile }),
+  open: () => SQLITE.open({ sqlitePath: sqliteFile }),
 };
-const dialects = [fileSqlite, ...DIALECTS.slice(1)];
-
-describe.each(dialects)("concurrent writes on $name", (dialect) => {
+describeEachOf([fileSqlite, POSTGRES])("concurrent writes on $name", (dialect) => {
   let t: TestApp;
   let endpoint: number;
   /** Reads through its own connection: sees only what is committed. */
@@ -29,7 +29,7 @@ describe.each(dialects)("concurrent writes on $name", (dialect) => {
 
   beforeAll(async () => {
     t = await createTestApp(dialect);
-    endpoint = await registerEndpoint(t);
+    endpoint = (await insertEndpoint(t, { events: EVENT_NAMES })).id;
     if (dialect.name === "sqlite") {
       const reader = new SQLite(sqliteFile, { readonly: true });
       const select = reader.prepare("select id from messages where room_id = ? order by id");
@@ -158,7 +158,7 @@ describe.each(dialects)("concurrent writes on $name", (dialect) => {
 });
 
 describe("TransactionBatcher", () => {
-  let database: ParleyDatabase;
+  let database: DatabaseConnection;
   let batcher: TransactionBatcher<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
   const db = () => database.db as any; // eslint-disable-line @typescript-eslint/no-explicit-any
 

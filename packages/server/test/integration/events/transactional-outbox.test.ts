@@ -1,12 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { sealSecret } from "../../../src/config/secret-box.js";
 import { buildEnvelope } from "../../../src/events/build-envelope.js";
 import { eventData } from "../../../src/events/event-catalogue.js";
-import { inTransaction } from "../../../src/events/in-transaction.js";
 import { createTestApp, type TestApp } from "../../helpers/build-app.js";
-import { DIALECTS } from "../../helpers/dialects.js";
+import { describeEachDialect } from "../../helpers/dialects.js";
 
-describe.each(DIALECTS)("the event spine on $name", (dialect) => {
+describeEachDialect("the event spine on $name", (dialect) => {
   let t: TestApp;
   let subscribed: number;
   let endpoint: (
@@ -60,7 +59,7 @@ describe.each(DIALECTS)("the event spine on $name", (dialect) => {
     const before = await countDeliveries();
     let woke = 0;
     const off = t.ctx.spine.onDeliveriesQueued(() => woke++);
-    await inTransaction(t.ctx, (tx) =>
+    await t.ctx.database.transaction((tx) =>
       tx.emit(
         "ADMIN_USER_DISABLED",
         eventData.adminUserAction({ username: "u", adminActor: "admin" }),
@@ -93,7 +92,7 @@ describe.each(DIALECTS)("the event spine on $name", (dialect) => {
     let woke = 0;
     const off = t.ctx.spine.onDeliveriesQueued(() => woke++);
     await expect(
-      inTransaction(t.ctx, async (tx) => {
+      t.ctx.database.transaction(async (tx) => {
         await tx.db
           .insertInto("users")
           .values({
@@ -140,7 +139,7 @@ describe.each(DIALECTS)("the event spine on $name", (dialect) => {
     const data = eventData.roomDeleted({ roomId: 41, deletedBy: 'zoë "ops"' });
     let woke = 0;
     const off = t.ctx.spine.onDeliveriesQueued(() => woke++);
-    await inTransaction(t.ctx, (tx) => tx.emit("ROOM_DELETED", data));
+    await t.ctx.database.transaction((tx) => tx.emit("ROOM_DELETED", data));
     off();
     expect(woke).toBe(1);
     const rows = await t.ctx.db

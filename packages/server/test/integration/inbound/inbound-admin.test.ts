@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../../helpers/build-app.js";
-import { DIALECTS } from "../../helpers/dialects.js";
+import { describeEachDialect, SQLITE } from "../../helpers/dialects.js";
 import { hashIngestToken } from "../../../src/webhooks/inbound/ingest-token.js";
-import { createRoom, createWebhook } from "./inbound-helpers.js";
+import { createRoom } from "../../helpers/fixtures.js";
+import { createWebhook } from "./inbound-helpers.js";
 
 const BASE = "/api/admin/inbound-webhooks";
 
-describe.each(DIALECTS)("inbound webhook admin API on $name", (dialect) => {
+describeEachDialect("inbound webhook admin API on $name", (dialect) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp(dialect, { publicBaseUrl: "https://chat.example.com/" });
@@ -16,7 +17,7 @@ describe.each(DIALECTS)("inbound webhook admin API on $name", (dialect) => {
   });
 
   it("creates a webhook and shows its token and ingest URLs once, storing only the hash and last 8", async () => {
-    const roomId = await createRoom(t);
+    const roomId = (await createRoom(t)).id;
     const res = await t.app.inject({
       method: "POST",
       url: BASE,
@@ -88,7 +89,7 @@ describe.each(DIALECTS)("inbound webhook admin API on $name", (dialect) => {
   });
 
   it("pages the list with limit and cursor, and filters by roomId", async () => {
-    const roomId = await createRoom(t);
+    const roomId = (await createRoom(t)).id;
     const ids = [];
     for (let i = 0; i < 3; i++)
       ids.push((await createWebhook(t, { roomId, displayName: `p${i}` })).id);
@@ -144,7 +145,7 @@ describe.each(DIALECTS)("inbound webhook admin API on $name", (dialect) => {
   });
 
   it("rejects unknown fields on create and patch with unknown_field", async () => {
-    const roomId = await createRoom(t);
+    const roomId = (await createRoom(t)).id;
     const create = await t.app.inject({
       method: "POST",
       url: BASE,
@@ -165,7 +166,7 @@ describe.each(DIALECTS)("inbound webhook admin API on $name", (dialect) => {
   });
 
   it("validates displayName, avatarUrl and roomId", async () => {
-    const roomId = await createRoom(t);
+    const roomId = (await createRoom(t)).id;
     const cases: Array<[Record<string, unknown>, string, string]> = [
       [{ roomId, displayName: "" }, "validation_failed", "body.displayName"],
       [{ roomId, displayName: "   " }, "validation_failed", "body.displayName"],
@@ -202,7 +203,7 @@ describe.each(DIALECTS)("inbound webhook admin API on $name", (dialect) => {
   });
 
   it("refuses a deleted room with 400 validation_failed naming roomId", async () => {
-    const roomId = await createRoom(t);
+    const roomId = (await createRoom(t)).id;
     await t.ctx.db
       .updateTable("rooms")
       .set({ deleted_at: Date.now() })
@@ -285,7 +286,7 @@ describe.each(DIALECTS)("inbound webhook admin API on $name", (dialect) => {
 
 describe("ingest URL without a public base URL", () => {
   it("uses http://<host>:<port>", async () => {
-    const t = await createTestApp(DIALECTS[0], { host: "127.0.0.1", port: 9123 });
+    const t = await createTestApp(SQLITE, { host: "127.0.0.1", port: 9123 });
     try {
       const hook = await createWebhook(t);
       expect(hook.url).toBe(`http://127.0.0.1:9123/api/public/webhooks/ingest/${hook.token}`);

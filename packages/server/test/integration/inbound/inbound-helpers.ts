@@ -1,20 +1,7 @@
 import crypto from "node:crypto";
 import type { LightMyRequestResponse } from "fastify";
 import type { TestApp } from "../../helpers/build-app.js";
-
-/** A room created straight in the database (the room routes are not what these tests exercise). */
-export async function createRoom(
-  t: TestApp,
-  name = `room-${Math.random().toString(36).slice(2, 8)}`,
-): Promise<number> {
-  const now = Date.now();
-  const room = await t.ctx.db
-    .insertInto("rooms")
-    .values({ name, kind: "room", created_by: t.admin.id, deleted_at: null, created_at: now })
-    .returning("id")
-    .executeTakeFirstOrThrow();
-  return room.id;
-}
+import { createRoom } from "../../helpers/fixtures.js";
 
 export interface CreatedWebhook {
   id: number;
@@ -31,7 +18,7 @@ export async function createWebhook(
   t: TestApp,
   body: Record<string, unknown> = {},
 ): Promise<CreatedWebhook> {
-  const roomId = (body.roomId as number | undefined) ?? (await createRoom(t));
+  const roomId = (body.roomId as number | undefined) ?? (await createRoom(t)).id;
   const res = await t.app.inject({
     method: "POST",
     url: "/api/admin/inbound-webhooks",

@@ -1,7 +1,7 @@
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../../helpers/build-app.js";
-import { DIALECTS } from "../../helpers/dialects.js";
+import { describeEachDialect } from "../../helpers/dialects.js";
 import { createWebhook, ingestPath, unknownToken } from "./inbound-helpers.js";
 
 const contentTypes = fc.oneof(
@@ -114,7 +114,7 @@ const extraHeaders = fc.dictionary(
   { maxKeys: 3 },
 );
 
-describe.each(DIALECTS)("ingest under random input on $name", (dialect) => {
+describeEachDialect("ingest under random input on $name", (dialect) => {
   let t: TestApp;
   let tokens: string[];
   beforeAll(async () => {

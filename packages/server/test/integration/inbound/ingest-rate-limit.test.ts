@@ -1,52 +1,20 @@
 import crypto from "node:crypto";
 import net from "node:net";
 import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from "vitest";
 import type { FastifyBaseLogger } from "fastify";
 import { createTestApp, type TestApp } from "../../helpers/build-app.js";
-import { DIALECTS } from "../../helpers/dialects.js";
+import { describeEachDialect, SQLITE } from "../../helpers/dialects.js";
+import { TEST_REDIS_URL } from "../../helpers/services.js";
+import { waitFor } from "../../helpers/wait-for.js";
 import { createIngestRateLimiter } from "../../../src/webhooks/inbound/ingest-rate-limit.js";
 import { hashIngestToken } from "../../../src/webhooks/inbound/ingest-token.js";
-import {
-  createRoom,
-  createWebhook,
-  ingest,
-  ingestSlack,
-  messagesOf,
-  unknownToken,
-} from "./inbound-helpers.js";
-
-const REDIS_URL = process.env.PARLEY_TEST_REDIS_URL || "redis://127.0.0.1:6379";
-
-/** A real connection attempt, made once when the file loads. */
-async function redisAnswers(url: string): Promise<boolean> {
-  const client = new Redis(url, {
-    lazyConnect: true,
-    enableOfflineQueue: false,
-    connectTimeout: 1000,
-    retryStrategy: () => null,
-  });
-  client.on("error", () => undefined);
-  try {
-    await client.connect();
-    return (await client.ping()) === "PONG";
-  } catch {
-    return false;
-  } finally {
-    client.disconnect();
-  }
-}
-
-const redisAvailable = await redisAnswers(REDIS_URL);
-if (!redisAvailable) {
-  console.warn(
-    `Redis does not answer at ${REDIS_URL}: the shared rate-limit tests are SKIPPED (set PARLEY_TEST_REDIS_URL)`,
-  );
-}
+import { createRoom } from "../../helpers/fixtures.js";
+import { createWebhook, ingest, ingestSlack, messagesOf, unknownToken } from "./inbound-helpers.js";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe.each(DIALECTS)("webhook_ingest rate limit on $name", (dialect) => {
+describeEachDialect("webhook_ingest rate limit on $name", (dialect) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp(dialect, { rateLimitWebhookIngest: "2/1s" });
@@ -72,6 +40,7 @@ describe.each(DIALECTS)("webhook_ingest rate limit on $name", (dialect) => {
     expect(Number(limited.headers["ratelimit-reset"])).toBeGreaterThanOrEqual(1);
     expect((await messagesOf(t, hook.roomId)).map((m) => m.content)).toEqual(["1", "2"]);
 
+    // The window is the policy's own second ("2/1s"): the next post falls in a new one.
     await sleep(1100);
     const again = await ingest(t, hook.token, { content: "4" });
     expect(again.statusCode).toBe(200);
@@ -101,7 +70,7 @@ describe.each(DIALECTS)("webhook_ingest rate limit on $name", (dialect) => {
   });
 });
 
-describe.runIf(redisAvailable)("webhook_ingest rate limit shared through Redis", () => {
+describe("webhook_ingest rate limit shared through Redis", { tags: ["redis"] }, () => {
   const prefix = `parley-test-${crypto.randomBytes(6).toString("hex")}:`;
   let a: TestApp;
   let b: TestApp;
@@ -109,13 +78,13 @@ describe.runIf(redisAvailable)("webhook_ingest rate limit shared through Redis",
 
   beforeAll(async () => {
     const settings = {
-      redisUrl: REDIS_URL,
+      redisUrl: TEST_REDIS_URL,
       redisKeyPrefix: prefix,
       rateLimitWebhookIngest: "3/10s",
     };
-    a = await createTestApp(DIALECTS[0], settings);
-    b = await createTestApp(DIALECTS[0], settings);
-    redis = new Redis(REDIS_URL);
+    a = await createTestApp(SQLITE, settings);
+    b = await createTestApp(SQLITE, settings);
+    redis = new Redis(TEST_REDIS_URL!);
   });
   afterAll(async () => {
     const keys = await redis.keys(`${prefix}*`);
@@ -128,7 +97,7 @@ describe.runIf(redisAvailable)("webhook_ingest rate limit shared through Redis",
   it("counts one token's posts across two app instances, keyed by the token's hash", async () => {
     const hook = await createWebhook(a);
     // The same webhook in the second instance's database, as two processes sharing one database see it.
-    const roomId = await createRoom(b);
+    const roomId = (await createRoom(b)).id;
     const row = await a.ctx.db
       .selectFrom("inbound_webhooks")
       .selectAll()
@@ -153,10 +122,94 @@ describe.runIf(redisAvailable)("webhook_ingest rate limit shared through Redis",
   });
 });
 
+/**
+ * A TCP proxy in front of the test Redis that the test can cut and restore, so an outage can be
+ * staged without stopping a Redis others use. Restored on the same port, as Redis coming back.
+ */
+async function redisProxy(target: URL) {
+  const sockets = new Set<net.Socket>();
+  const serve = () =>
+    net.createServer((client) => {
+      const upstream = net.connect(Number(target.port || 6379), target.hostname);
+      for (const socket of [client, upstream]) {
+        sockets.add(socket);
+        socket.once("close", () => sockets.delete(socket));
+        socket.on("error", () => socket.destroy());
+      }
+      client.pipe(upstream).pipe(client);
+      client.once("close", () => upstream.destroy());
+      upstream.once("close", () => client.destroy());
+    });
+  let server = serve();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as net.AddressInfo;
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    /** Refuses new connections and drops the open ones. */
+    async cut() {
+      const closed = new Promise((resolve) => server.close(resolve));
+      for (const socket of sockets) socket.destroy();
+      await closed;
+    },
+    async restore() {
+      server = serve();
+      await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+    },
+    close() {
+      return this.cut();
+    },
+  };
+}
+
+describe("webhook_ingest rate limit across a Redis outage", { tags: ["redis"] }, () => {
+  it("counts in memory while Redis is down, says so once, and shares the count again once it is back", async () => {
+    const proxy = await redisProxy(new URL(TEST_REDIS_URL!));
+    const direct = new Redis(TEST_REDIS_URL!);
+    const prefix = `parley-test-${crypto.randomBytes(6).toString("hex")}:`;
+    const warn = vi.fn();
+    const info = vi.fn();
+    const limiter = await createIngestRateLimiter({
+      redisUrl: proxy.url,
+      windowMs: 60_000,
+      keyPrefix: prefix,
+      log: { warn, info } as unknown as FastifyBaseLogger,
+      connectTimeoutMs: 1_000,
+    });
+    onTestFinished(async () => {
+      await limiter.close();
+      await proxy.close();
+      await direct.del(`${prefix}ingest:k`);
+      direct.disconnect();
+    });
+
+    expect((await limiter.count("k")).current).toBe(1);
+    expect((await limiter.count("k")).current).toBe(2);
+    expect(await direct.get(`${prefix}ingest:k`)).toBe("2");
+    expect(warn).not.toHaveBeenCalled();
+
+    await proxy.cut();
+    // Failing open: counted in this process from the outage on, one warning for all of it.
+    expect((await limiter.count("k")).current).toBe(1);
+    expect((await limiter.count("k")).current).toBe(2);
+    expect((await limiter.count("k")).current).toBe(3);
+    expect(warn).toHaveBeenCalledTimes(1);
+    expect(String(warn.mock.calls[0]![1])).toMatch(/Redis is unreachable/);
+    expect(await direct.get(`${prefix}ingest:k`)).toBe("2");
+
+    await proxy.restore();
+    await waitFor("the limiter to reconnect", () => info.mock.calls.length > 0);
+    expect(String(info.mock.calls[0]![0])).toMatch(/Redis is reachable again/);
+    // Shared again: Redis's window carries on where it was.
+    expect((await limiter.count("k")).current).toBe(3);
+    expect(await direct.get(`${prefix}ingest:k`)).toBe("3");
+    expect(warn).toHaveBeenCalledTimes(1);
+  });
+});
+
 describe("webhook_ingest rate limit when Redis is unreachable", () => {
   it("fails open to per-process counting: posts still go through and the limit still holds", async () => {
     const started = Date.now();
-    const t = await createTestApp(DIALECTS[0], {
+    const t = await createTestApp(SQLITE, {
       redisUrl: "redis://127.0.0.1:1",
       rateLimitWebhookIngest: "2/10s",
     });

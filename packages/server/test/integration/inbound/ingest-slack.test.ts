@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../../helpers/build-app.js";
-import { DIALECTS } from "../../helpers/dialects.js";
+import { describeEachDialect } from "../../helpers/dialects.js";
+import { createRoom } from "../../helpers/fixtures.js";
 import {
-  createRoom,
   createWebhook,
   ingestPath,
   ingestSlack,
@@ -15,7 +15,7 @@ function form(fields: Record<string, string>): string {
   return new URLSearchParams(fields).toString();
 }
 
-describe.each(DIALECTS)("Slack-compatible ingest on $name", (dialect) => {
+describeEachDialect("Slack-compatible ingest on $name", (dialect) => {
   let t: TestApp;
   const events: Array<{ event: string; data: Record<string, unknown> }> = [];
 
@@ -30,7 +30,7 @@ describe.each(DIALECTS)("Slack-compatible ingest on $name", (dialect) => {
   });
 
   async function freshHook(body: Record<string, unknown> = {}) {
-    const roomId = await createRoom(t);
+    const roomId = (await createRoom(t)).id;
     return createWebhook(t, {
       roomId,
       displayName: "Alerts",

@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../../helpers/build-app.js";
-import { DIALECTS } from "../../helpers/dialects.js";
+import { describeEachDialect } from "../../helpers/dialects.js";
 import { hashIngestToken } from "../../../src/webhooks/inbound/ingest-token.js";
+import { createRoom } from "../../helpers/fixtures.js";
 import {
-  createRoom,
   createWebhook,
   ingest,
   ingestPath,
@@ -20,7 +20,7 @@ function comparableHeaders(headers: Record<string, unknown>): Record<string, unk
   return rest;
 }
 
-describe.each(DIALECTS)("ingest on $name", (dialect) => {
+describeEachDialect("ingest on $name", (dialect) => {
   let t: TestApp;
   let hook: CreatedWebhook;
   const events: Array<{ event: string; data: Record<string, unknown> }> = [];
@@ -255,7 +255,7 @@ describe.each(DIALECTS)("ingest on $name", (dialect) => {
   });
 
   it("sanitizes html content before storing it: no script, no event handlers, no javascript: urls", async () => {
-    const roomId = await createRoom(t);
+    const roomId = (await createRoom(t)).id;
     const html = await createWebhook(t, { roomId });
     const res = await ingest(t, html.token, {
       contentFormat: "html",
@@ -271,7 +271,7 @@ describe.each(DIALECTS)("ingest on $name", (dialect) => {
   });
 
   it("answers 422 dlp_blocked with the rule id, stores nothing and fires nothing", async () => {
-    const roomId = await createRoom(t);
+    const roomId = (await createRoom(t)).id;
     const guarded = await createWebhook(t, { roomId });
     const before = events.length;
     const res = await ingest(t, guarded.token, { content: "card 4111 1111 1111 1111 exp 12/30" });
@@ -288,7 +288,7 @@ describe.each(DIALECTS)("ingest on $name", (dialect) => {
   });
 
   it("fires MESSAGE_CREATED exactly once per post", async () => {
-    const roomId = await createRoom(t);
+    const roomId = (await createRoom(t)).id;
     const counted = await createWebhook(t, { roomId });
     const before = created().length;
     const ids: number[] = [];

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../../helpers/build-app.js";
-import { DIALECTS } from "../../helpers/dialects.js";
+import { describeEachDialect, SQLITE } from "../../helpers/dialects.js";
 
-describe.each(DIALECTS)("operations endpoints on $name", (dialect) => {
+describeEachDialect("operations endpoints on $name", (dialect) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp(dialect);
@@ -60,7 +60,7 @@ describe.each(DIALECTS)("operations endpoints on $name", (dialect) => {
 
 describe("readiness without a database", () => {
   it("answers 503 service_unavailable once the database is gone", async () => {
-    const t = await createTestApp(DIALECTS[0]);
+    const t = await createTestApp(SQLITE);
     await t.ctx.database.close();
     const res = await t.app.inject({ url: "/readyz" });
     expect(res.statusCode).toBe(503);

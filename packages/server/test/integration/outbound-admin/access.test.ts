@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { createTestApp, type TestApp, type TestUser } from "../../helpers/build-app.js";
-import { DIALECTS } from "../../helpers/dialects.js";
-import { countRows, endpointBody } from "./webhook-fixtures.js";
+import { describeEachDialect } from "../../helpers/dialects.js";
+import { endpointBody } from "../../helpers/fixtures.js";
+import { countRows } from "./webhook-fixtures.js";
 
 type Method = "GET" | "POST" | "PATCH" | "DELETE";
 
@@ -58,7 +59,7 @@ function call(t: TestApp, route: (typeof ROUTES)[number], headers: Record<string
   });
 }
 
-describe.each(DIALECTS)("outbound webhook admin access on $name", (dialect) => {
+describeEachDialect("outbound webhook admin access on $name", (dialect) => {
   let enterprise: TestApp;
   let community: TestApp;
   let member: TestUser;

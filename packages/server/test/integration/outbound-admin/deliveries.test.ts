@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { eventData } from "../../../src/events/event-catalogue.js";
-import { inTransaction } from "../../../src/events/in-transaction.js";
 import { createTestApp, type TestApp } from "../../helpers/build-app.js";
-import { DIALECTS } from "../../helpers/dialects.js";
-import { admin, countRows, createEndpoint, insertDelivery } from "./webhook-fixtures.js";
+import { describeEachDialect } from "../../helpers/dialects.js";
+import { createEndpoint } from "../../helpers/fixtures.js";
+import { admin, countRows, insertDelivery } from "./webhook-fixtures.js";
 
 interface Summary {
   id: number;
@@ -21,7 +21,7 @@ interface Page {
   nextCursor: string | null;
 }
 
-describe.each(DIALECTS)("outbound webhook deliveries on $name", (dialect) => {
+describeEachDialect("outbound webhook deliveries on $name", (dialect) => {
   let t: TestApp;
   let wakeUps = 0;
   beforeAll(async () => {
@@ -39,7 +39,7 @@ describe.each(DIALECTS)("outbound webhook deliveries on $name", (dialect) => {
   }
 
   async function emitUserDisabled(username: string): Promise<void> {
-    await inTransaction(t.ctx, (tx) =>
+    await t.ctx.database.transaction((tx) =>
       tx.emit("ADMIN_USER_DISABLED", eventData.adminUserAction({ username, adminActor: "admin" })),
     );
   }
@@ -201,6 +201,7 @@ describe.each(DIALECTS)("outbound webhook deliveries on $name", (dialect) => {
       updatedAt: new Date(base + 1).toISOString(),
       nextAttemptAt: null,
       lastResponseStatus: 204,
+      eventId: expect.stringMatching(/^evt_[0-9A-Z]{26}$/),
     });
     expect(all.items.find((d) => d.id === ids.failed)!.nextAttemptAt).toBe(
       new Date(base + 2).toISOString(),
@@ -333,6 +334,8 @@ describe.each(DIALECTS)("outbound webhook deliveries on $name", (dialect) => {
         responseStatus: 503,
         responseBody: "upstream busy",
         error: null,
+        requestHeaders: null,
+        responseHeaders: null,
       },
       {
         attempt: 2,
@@ -341,6 +344,8 @@ describe.each(DIALECTS)("outbound webhook deliveries on $name", (dialect) => {
         responseStatus: null,
         responseBody: null,
         error: "timed out after 30000 ms",
+        requestHeaders: null,
+        responseHeaders: null,
       },
     ]);
   });
@@ -468,5 +473,49 @@ describe.each(DIALECTS)("outbound webhook deliveries on $name", (dialect) => {
         .where("webhook_id", "=", doomed.id)
         .execute(),
     ).toEqual([]);
+  });
+
+  it("tags the delivery log and a delivery with an ETag and answers 304 while nothing changed", async () => {
+    const endpoint = await createEndpoint(t, { events: ["ADMIN_USER_DISABLED"] });
+    const get = (url: string, etag?: string) =>
+      t.app.inject({
+        method: "GET",
+        url,
+        headers: { ...t.admin.headers, ...(etag === undefined ? {} : { "if-none-match": etag }) },
+      });
+    const logUrl = `/api/admin/webhooks/${endpoint.id}/deliveries`;
+    const first = await get(logUrl);
+    const etag = first.headers.etag as string;
+    expect(etag).toMatch(/^W\/"[A-Za-z0-9_-]{27}"$/);
+    expect(first.headers["cache-control"]).toBe("private, no-cache");
+
+    const same = await get(logUrl, etag);
+    expect(same.statusCode).toBe(304);
+    expect(same.body).toBe("");
+    expect(same.headers.etag).toBe(etag);
+    expect((await get(logUrl, `W/"other", ${etag}`)).statusCode).toBe(304);
+
+    await emitUserDisabled("eve");
+    const changed = await get(logUrl, etag);
+    expect(changed.statusCode).toBe(200);
+    expect(changed.headers.etag).not.toBe(etag);
+    const [delivery] = (changed.json() as Page).items;
+
+    const detailUrl = `${logUrl}/${delivery!.id}`;
+    const detail = await get(detailUrl);
+    expect((await get(detailUrl, detail.headers.etag as string)).statusCode).toBe(304);
+    await t.ctx.db
+      .updateTable("webhook_deliveries")
+      .set({ status: "FAILED", attempts: 1 })
+      .where("id", "=", delivery!.id)
+      .execute();
+    const after = await get(detailUrl, detail.headers.etag as string);
+    expect(after.statusCode).toBe(200);
+    expect(after.json()).toMatchObject({ status: "FAILED", attempts: 1 });
+
+    // Errors are not tagged.
+    const missing = await get(`${logUrl}/999999`);
+    expect(missing.statusCode).toBe(404);
+    expect(missing.headers.etag).toBeUndefined();
   });
 });

@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openSecret } from "../../../src/config/secret-box.js";
 import { createTestApp, type TestApp } from "../../helpers/build-app.js";
-import { DIALECTS } from "../../helpers/dialects.js";
-import { admin, countRows, createEndpoint, endpointBody, SECRET } from "./webhook-fixtures.js";
+import { describeEachDialect } from "../../helpers/dialects.js";
+import { createEndpoint, endpointBody, SECRET } from "../../helpers/fixtures.js";
+import { admin, countRows } from "./webhook-fixtures.js";
 
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
-describe.each(DIALECTS)("outbound webhook endpoints on $name", (dialect) => {
+describeEachDialect("outbound webhook endpoints on $name", (dialect) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp(dialect);
@@ -26,10 +27,17 @@ describe.each(DIALECTS)("outbound webhook endpoints on $name", (dialect) => {
     const body = res.json();
     expect(Object.keys(body).sort()).toEqual([
       "createdAt",
+      "disabledAt",
+      "disabledReason",
       "enabled",
       "events",
+      "headers",
+      "health",
       "id",
+      "maxDeliveriesPerSecond",
       "name",
+      "roomIds",
+      "signatureScheme",
       "updatedAt",
       "url",
     ]);
@@ -356,7 +364,7 @@ describe.each(DIALECTS)("outbound webhook endpoints on $name", (dialect) => {
   });
 });
 
-describe.each(DIALECTS)("outbound webhook urls under strict settings on $name", (dialect) => {
+describeEachDialect("outbound webhook urls under strict settings on $name", (dialect) => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp(dialect, {

@@ -2,43 +2,6 @@ import type { LightMyRequestResponse } from "fastify";
 import type { TestApp } from "../../helpers/build-app.js";
 import type { DeliveryStatus } from "../../../src/db/schema.js";
 
-export const SECRET = "whsec-Ut9x4kQm2Lp7Zr8VnB3c";
-
-export function endpointBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    name: "Audit sink",
-    url: "https://hooks.example.com/parley",
-    secret: SECRET,
-    events: ["ADMIN_USER_DISABLED"],
-    ...overrides,
-  };
-}
-
-export interface CreatedEndpoint {
-  id: number;
-  name: string;
-  url: string;
-  events: string[];
-  enabled: boolean;
-  createdAt: string;
-  updatedAt: string;
-}
-
-/** Creates an endpoint through the API and fails loudly if that does not answer 201. */
-export async function createEndpoint(
-  t: TestApp,
-  overrides: Record<string, unknown> = {},
-): Promise<CreatedEndpoint> {
-  const res = await t.app.inject({
-    method: "POST",
-    url: "/api/admin/webhooks",
-    headers: t.admin.headers,
-    payload: endpointBody(overrides),
-  });
-  if (res.statusCode !== 201) throw new Error(`create answered ${res.statusCode}: ${res.body}`);
-  return res.json() as CreatedEndpoint;
-}
-
 export function admin(
   t: TestApp,
   method: "GET" | "POST" | "PATCH" | "DELETE",

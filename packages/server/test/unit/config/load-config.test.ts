@@ -80,3 +80,24 @@ describe(".env.example", () => {
     }
   });
 });
+
+describe("PARLEY_ICE_SERVERS", () => {
+  it("defaults to no ICE servers and reads a JSON array of RTCIceServer objects", () => {
+    expect(loadConfig({}).iceServers).toEqual([]);
+    const servers = [
+      { urls: "stun:stun.example.org:3478" },
+      { urls: ["turn:turn.example.org:3478"], username: "u", credential: "c" },
+    ];
+    expect(loadConfig({ PARLEY_ICE_SERVERS: JSON.stringify(servers) }).iceServers).toEqual(servers);
+  });
+
+  it.each([
+    ["not JSON", "stun:x"],
+    ["not an array", '{"urls":"stun:x"}'],
+    ["an entry without urls", '[{"username":"u"}]'],
+    ["a URL that is not stun/turn", '[{"urls":"https://x"}]'],
+    ["a credential that is not a string", '[{"urls":"turn:x","credential":1}]'],
+  ])("refuses %s, naming the variable", (_why, value) => {
+    expect(() => loadConfig({ PARLEY_ICE_SERVERS: value })).toThrow(/PARLEY_ICE_SERVERS/);
+  });
+});

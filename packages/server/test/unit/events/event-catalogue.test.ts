@@ -5,7 +5,7 @@ import { EVENT_NAMES, eventData, isEventName } from "../../../src/events/event-c
 const T = Date.UTC(2026, 10, 22, 10, 0, 0, 0);
 
 describe("event catalogue", () => {
-  it("lists the twelve event types of the spec", () => {
+  it("lists the twelve event types of the spec and WEBHOOK_ENDPOINT_DISABLED", () => {
     expect([...EVENT_NAMES].sort()).toEqual(
       [
         "MESSAGE_CREATED",
@@ -20,6 +20,7 @@ describe("event catalogue", () => {
         "ADMIN_ROOM_DELETED",
         "MESSAGE_AUTO_MODERATION_FLAGGED",
         "MESSAGE_AUTO_MODERATION_QUARANTINED",
+        "WEBHOOK_ENDPOINT_DISABLED",
       ].sort(),
     );
     expect(isEventName("WEBHOOK_TEST")).toBe(false);

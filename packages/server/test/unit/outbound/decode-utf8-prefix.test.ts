@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decodeUtf8Prefix } from "../../../src/webhooks/outbound/decode-utf8-prefix.js";
+import { decodeUtf8Prefix } from "../../../src/webhooks/outbound/transport/decode-utf8-prefix.js";
 
 const bytes = (...parts: Array<string | number[]>) =>
   Buffer.concat(parts.map((p) => (typeof p === "string" ? Buffer.from(p) : Buffer.from(p))));

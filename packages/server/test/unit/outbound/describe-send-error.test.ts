@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { describeSendError } from "../../../src/webhooks/outbound/describe-send-error.js";
-import { DnsLookupError } from "../../../src/webhooks/outbound/dns-lookup-error.js";
-import { TargetRefusedError } from "../../../src/webhooks/outbound/target-refused-error.js";
+import { describeSendError } from "../../../src/webhooks/outbound/transport/describe-send-error.js";
+import { DnsLookupError } from "../../../src/webhooks/outbound/transport/dns-lookup-error.js";
+import { TargetRefusedError } from "../../../src/webhooks/outbound/transport/target-refused-error.js";
 
 const context = {
   url: new URL("https://hooks.example.com/parley"),

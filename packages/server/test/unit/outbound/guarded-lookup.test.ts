@@ -1,9 +1,9 @@
 import type { LookupAddress } from "node:dns";
 import type { LookupFunction } from "node:net";
 import { describe, expect, it } from "vitest";
-import { DnsLookupError } from "../../../src/webhooks/outbound/dns-lookup-error.js";
-import { createGuardedLookup } from "../../../src/webhooks/outbound/guarded-lookup.js";
-import { TargetRefusedError } from "../../../src/webhooks/outbound/target-refused-error.js";
+import { DnsLookupError } from "../../../src/webhooks/outbound/transport/dns-lookup-error.js";
+import { createGuardedLookup } from "../../../src/webhooks/outbound/transport/guarded-lookup.js";
+import { TargetRefusedError } from "../../../src/webhooks/outbound/transport/target-refused-error.js";
 
 type Result = {
   err: NodeJS.ErrnoException | null;

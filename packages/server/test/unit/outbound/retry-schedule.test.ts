@@ -4,7 +4,7 @@ import {
   DEFAULT_RETRY_POLICY,
   nextRetryDelay,
   type RetryPolicy,
-} from "../../../src/webhooks/outbound/retry-schedule.js";
+} from "../../../src/webhooks/outbound/delivery-engine/retry-schedule.js";
 
 describe("nextRetryDelay", () => {
   it.each([

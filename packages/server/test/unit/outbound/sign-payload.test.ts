@@ -1,6 +1,6 @@
 import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { signPayload } from "../../../src/webhooks/outbound/sign-payload.js";
+import { signPayload } from "../../../src/webhooks/outbound/delivery-engine/sign-payload.js";
 import vectors from "../../fixtures/signatures.json" with { type: "json" };
 
 describe("signPayload", () => {

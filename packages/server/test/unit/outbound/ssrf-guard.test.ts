@@ -3,7 +3,7 @@ import {
   checkAddress,
   checkWebhookUrl,
   type UrlPolicy,
-} from "../../../src/webhooks/outbound/ssrf-guard.js";
+} from "../../../src/webhooks/outbound/transport/ssrf-guard.js";
 
 describe("checkAddress", () => {
   it.each([
@@ -130,7 +130,8 @@ describe("checkWebhookUrl", () => {
     expect(checkWebhookUrl("http://hooks.example.com/", strict)).toEqual({
       ok: false,
       code: "url_scheme_not_allowed",
-      message: "url scheme http is not allowed; use https://",
+      message:
+        "url scheme http is not allowed; use https:// (for development, PARLEY_WEBHOOK_ALLOW_HTTP=true allows http://)",
     });
     expect(checkWebhookUrl("http://hooks.example.com/", { ...strict, allowHttp: true }).ok).toBe(
       true,

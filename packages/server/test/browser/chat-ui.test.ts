@@ -1,0 +1,216 @@
+/**
+ * The chat page (/app/) in Debian's Chromium against the real server: two users in two browser
+ * contexts chat live, see each other present, and open a peer-to-peer WebRTC data channel through
+ * the call signalling. Screenshots go to test-results/chat-ui/ (git-ignored).
+ */
+import { execFile } from "node:child_process";
+import fs from "node:fs";
+import type { AddressInfo } from "node:net";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestApp, type TestApp, type TestUser } from "../helpers/build-app.js";
+import { SQLITE } from "../helpers/dialects.js";
+import { CHROMIUM_PATH } from "../helpers/services.js";
+
+const BUILD_SCRIPT = fileURLToPath(new URL("../../scripts/build-chat-ui.mjs", import.meta.url));
+const SCREENSHOTS = fileURLToPath(new URL("../../../../test-results/chat-ui/", import.meta.url));
+
+describe("chat page in Chromium", { tags: ["chromium"] }, () => {
+  let t: TestApp;
+  let browser: Browser;
+  let origin: string;
+  let alice: TestUser;
+  let bob: TestUser;
+  let roomId: number;
+  const contexts: BrowserContext[] = [];
+  /** Script errors (CSP violations included) and dialogs: none may happen. */
+  const problems: string[] = [];
+
+  beforeAll(async () => {
+    await promisify(execFile)(process.execPath, [BUILD_SCRIPT]);
+    fs.mkdirSync(SCREENSHOTS, { recursive: true });
+    [t, browser] = await Promise.all([
+      createTestApp(SQLITE, { presenceGraceMs: 500 }),
+      chromium.launch({
+        executablePath: CHROMIUM_PATH,
+        args: [
+          "--headless",
+          "--no-sandbox",
+          "--disable-gpu",
+          "--disable-background-networking",
+          "--disable-component-update",
+          "--disable-sync",
+          "--no-first-run",
+          // WebRTC between two pages of one machine with no network but loopback: real host
+          // addresses instead of mDNS names (nothing resolves them here), loopback allowed.
+          "--disable-features=WebRtcHideLocalIpsWithMdns",
+          "--allow-loopback-in-peer-connection",
+          "--use-fake-ui-for-media-stream",
+          "--use-fake-device-for-media-stream",
+        ],
+      }),
+    ]);
+    await t.app.listen({ port: 0, host: "127.0.0.1" });
+    origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    alice = await t.user("user", "alice");
+    bob = await t.user("user", "bob");
+    const room = await t.app.inject({
+      method: "POST",
+      url: "/api/rooms",
+      headers: alice.headers,
+      payload: { name: "general" },
+    });
+    roomId = room.json().id;
+    await t.app.inject({ method: "POST", url: `/api/rooms/${roomId}/join`, headers: bob.headers });
+    // History to scroll through.
+    for (let i = 1; i <= 45; i++) {
+      await t.app.inject({
+        method: "POST",
+        url: `/api/rooms/${roomId}/messages`,
+        headers: i % 2 ? alice.headers : bob.headers,
+        payload: { content: `history ${i}` },
+      });
+    }
+  });
+
+  afterAll(async () => {
+    for (const context of contexts) await context.close();
+    await browser?.close();
+    await t?.close();
+    expect(problems).toEqual([]);
+  });
+
+  async function signedIn(user: TestUser): Promise<Page> {
+    const context = await browser.newContext({ viewport: { width: 1100, height: 800 } });
+    contexts.push(context);
+    // Keep a handle on the page's sockets, so a test can cut the connection as a network would.
+    await context.addInitScript(() => {
+      const Native = window.WebSocket;
+      const sockets: WebSocket[] = [];
+      (window as unknown as { __sockets: WebSocket[] }).__sockets = sockets;
+      window.WebSocket = class extends Native {
+        constructor(url: string | URL, protocols?: string | string[]) {
+          super(url, protocols);
+          sockets.push(this);
+        }
+      };
+    });
+    const page = await context.newPage();
+    page.on("pageerror", (error) => problems.push(`${user.username}: ${error.message}`));
+    page.on("dialog", (dialog) => {
+      problems.push(`${user.username}: dialog ${dialog.message()}`);
+      void dialog.dismiss();
+    });
+    page.on("console", (message) => {
+      const text = message.text();
+      if (message.type() !== "error" || text.startsWith("Failed to load resource")) return;
+      // The reconnect test takes the page offline on purpose: Chromium logs each retry it makes
+      // meanwhile as a failed WebSocket connection with this reason.
+      if (text.includes("net::ERR_INTERNET_DISCONNECTED")) return;
+      problems.push(`${user.username}: console ${text}`);
+    });
+    await page.goto(`${origin}/app/`);
+    await page.locator("#token").fill(user.token);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.locator("#me").getByText(user.username).waitFor();
+    return page;
+  }
+
+  it("two users chat live, see each other present, and talk over a WebRTC data channel", async () => {
+    const a = await signedIn(alice);
+    const b = await signedIn(bob);
+
+    // History: the newest page, then older messages when scrolled to the top.
+    await a.locator(".message", { hasText: "history 45" }).waitFor();
+    const oldest = a.locator(".message .content").getByText("history 1", { exact: true });
+    expect(await oldest.count()).toBe(0);
+    await a.locator("#messages").evaluate((list) => (list.scrollTop = 0));
+    await oldest.waitFor();
+    // Every message once, in order, across the two pages.
+    const shown = (await a.locator(".message .content").allTextContents()).map((text) =>
+      text.trim(),
+    );
+    expect(shown).toEqual(Array.from({ length: 45 }, (_, i) => `history ${i + 1}`));
+
+    // Presence: each page lists both.
+    for (const page of [a, b]) {
+      await page.locator("#present .person", { hasText: "alice" }).waitFor();
+      await page.locator("#present .person", { hasText: "bob" }).waitFor();
+    }
+
+    // A message from alice reaches bob's page within a second.
+    await a.locator("#composer").fill("Hello **bob**, see [the docs](https://example.com/docs)");
+    await a.locator("#preview strong", { hasText: "bob" }).waitFor();
+    await a.screenshot({ path: `${SCREENSHOTS}composer-preview.png` });
+    const sentAt = Date.now();
+    await a.getByRole("button", { name: "Send", exact: true }).click();
+    await b.locator(".message .content strong", { hasText: "bob" }).waitFor({ timeout: 1_000 });
+    const latency = Date.now() - sentAt;
+    expect(latency).toBeLessThan(1_000);
+    await b.screenshot({ path: `${SCREENSHOTS}message-received.png` });
+
+    // A call: alice starts it, bob joins and offers; the data channel carries a message.
+    await a.getByRole("button", { name: "Start or join call" }).click();
+    await a.locator("#call-status", { hasText: "In the call" }).waitFor();
+    await b.getByRole("button", { name: "Start or join call" }).click();
+    await a.locator("#call-status.connected").waitFor({ timeout: 15_000 });
+    await b.locator("#call-status.connected").waitFor({ timeout: 15_000 });
+    await a.locator("#call-input").fill("hello over the data channel");
+    await a.getByRole("button", { name: "Send over call" }).click();
+    await b.locator("#call-log li", { hasText: "alice: hello over the data channel" }).waitFor();
+    await a.screenshot({ path: `${SCREENSHOTS}call-alice.png` });
+    await b.screenshot({ path: `${SCREENSHOTS}call-bob.png` });
+
+    // bob goes away: after the grace, alice's presence list shrinks.
+    await b.context().close();
+    contexts.splice(contexts.indexOf(b.context()), 1);
+    await a.locator("#present .person", { hasText: "bob" }).waitFor({ state: "detached" });
+    expect(await a.locator("#present .person").allTextContents()).toEqual(["alice"]);
+  }, 60_000);
+
+  it("marks unread messages in rooms not shown, and shows a banner while reconnecting", async () => {
+    const other = await t.app.inject({
+      method: "POST",
+      url: "/api/rooms",
+      headers: alice.headers,
+      payload: { name: "random" },
+    });
+    const otherId = other.json().id as number;
+    const a = await signedIn(alice);
+    await a.locator(".message", { hasText: "history 45" }).first().waitFor();
+    await t.app.inject({
+      method: "POST",
+      url: `/api/rooms/${otherId}/messages`,
+      headers: alice.headers,
+      payload: { content: "elsewhere" },
+    });
+    const badge = a.locator(`[data-room-id="${otherId}"] .unread`);
+    await badge.waitFor();
+    expect(await badge.textContent()).toBe("1");
+    await a.locator(`[data-room-id="${otherId}"]`).click();
+    await a.locator(".message", { hasText: "elsewhere" }).waitFor();
+    expect(await badge.count()).toBe(0);
+
+    // The network goes away: the banner shows while the client retries.
+    await a.context().setOffline(true);
+    await a.evaluate(() => {
+      for (const socket of (window as unknown as { __sockets: WebSocket[] }).__sockets)
+        socket.close();
+    });
+    await a.locator("#banner").waitFor({ state: "visible" });
+    await a.screenshot({ path: `${SCREENSHOTS}reconnecting.png` });
+    // A message posted meanwhile shows up once the connection is back (resume), banner gone.
+    await t.app.inject({
+      method: "POST",
+      url: `/api/rooms/${otherId}/messages`,
+      headers: alice.headers,
+      payload: { content: "while you were away" },
+    });
+    await a.context().setOffline(false);
+    await a.locator(".message", { hasText: "while you were away" }).waitFor({ timeout: 15_000 });
+    await a.locator("#banner").waitFor({ state: "hidden" });
+    expect(await a.locator(".message", { hasText: "while you were away" }).count()).toBe(1);
+  }, 60_000);
+});

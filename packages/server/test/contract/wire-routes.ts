@@ -1,0 +1,283 @@
+/**
+ * Every JSON API route with the wire schemas it validates and answers with, keyed as the client's
+ * route map keys them. Two tests hold it in place from both sides:
+ * - wire-routes.test.ts: the server documents (in /openapi.json, built from the schemas it
+ *   registered) exactly these schemas for exactly these routes;
+ * - wire-types.test-d.ts: the client's route map types each route's parameters and answer as
+ *   exactly these schemas' static types.
+ */
+import {
+  CallSchema,
+  CallStateSchema,
+  CreateInboundWebhookParamsSchema,
+  CreateUserParamsSchema,
+  CreateWebhookParamsSchema,
+  DeliveryDetailSchema,
+  DeliverySearchItemSchema,
+  DeliverySummarySchema,
+  EmptyBodySchema,
+  EventTypesSchema,
+  RecoveredSchema,
+  RecoverParamsSchema,
+  RotatedSecretSchema,
+  RotateSecretParamsSchema,
+  SearchDeliveriesParamsSchema,
+  IdParams,
+  IdParamsSchema,
+  InboundWebhookSchema,
+  InboundWebhookWithTokenSchema,
+  IngestParamsSchema,
+  IngestResultSchema,
+  IngestTokenParamsSchema,
+  IssuedTokenSchema,
+  IssueTokenParamsSchema,
+  LinkedIdentitySchema,
+  LinkIdentityParamsSchema,
+  ListDeliveriesParamsSchema,
+  ListFlagsParamsSchema,
+  ListInboundWebhooksParamsSchema,
+  ListParamsSchema,
+  ListWebhooksParamsSchema,
+  MessageSchema,
+  ModerationFlagSchema,
+  OpenDmParamsSchema,
+  PageOf,
+  PostMessageParamsSchema,
+  QueuedDeliverySchema,
+  RedeliverySchema,
+  RoomNameParamsSchema,
+  RoomSchema,
+  SlackIngestParamsSchema,
+  StoredMessageSchema,
+  TokenIdParamsSchema,
+  UpdateInboundWebhookParamsSchema,
+  UpdateWebhookParamsSchema,
+  UploadedFileSchema,
+  UserSchema,
+  WebhookSchema,
+} from "@parley/client/wire";
+import type { TSchema } from "@sinclair/typebox";
+
+export interface WireRoute {
+  /** The success status; 204 answers no body. */
+  status: 200 | 201 | 202 | 204;
+  /** The JSON answer; "text" for a text/plain one. */
+  response?: TSchema | "text";
+  params?: TSchema;
+  querystring?: TSchema;
+  /** The JSON body; "multipart" for a file upload. */
+  body?: TSchema | "multipart";
+  /** The client passes the body whole as `data` (it has a key named like an endpoint option). */
+  bodyAsData?: true;
+}
+
+const roomParams = IdParams("roomId");
+
+export const WIRE_ROUTES = {
+  // Users (admin)
+  "POST /api/admin/users": { status: 201, body: CreateUserParamsSchema, response: UserSchema },
+  "GET /api/admin/users": {
+    status: 200,
+    querystring: ListParamsSchema,
+    response: PageOf(UserSchema),
+  },
+  "GET /api/admin/users/{id}": { status: 200, params: IdParamsSchema, response: UserSchema },
+  "POST /api/admin/users/{id}/tokens": {
+    status: 201,
+    params: IdParamsSchema,
+    body: IssueTokenParamsSchema,
+    response: IssuedTokenSchema,
+  },
+  "POST /api/admin/users/{id}/disable": {
+    status: 200,
+    params: IdParamsSchema,
+    response: UserSchema,
+  },
+  "DELETE /api/admin/users/{id}": { status: 204, params: IdParamsSchema },
+  "POST /api/admin/users/{id}/revoke-tokens": { status: 204, params: IdParamsSchema },
+  "POST /api/admin/users/{id}/identities": {
+    status: 201,
+    params: IdParamsSchema,
+    body: LinkIdentityParamsSchema,
+    response: LinkedIdentitySchema,
+  },
+  "DELETE /api/admin/tokens/{tokenId}": { status: 204, params: TokenIdParamsSchema },
+
+  // Rooms and direct messages
+  "POST /api/rooms": { status: 201, body: RoomNameParamsSchema, response: RoomSchema },
+  "GET /api/rooms": { status: 200, querystring: ListParamsSchema, response: PageOf(RoomSchema) },
+  "GET /api/rooms/{roomId}": { status: 200, params: roomParams, response: RoomSchema },
+  "POST /api/rooms/{roomId}/join": { status: 200, params: roomParams, response: RoomSchema },
+  "POST /api/rooms/{roomId}/leave": { status: 204, params: roomParams },
+  "POST /api/rooms/{roomId}/call/join": { status: 200, params: roomParams, response: CallSchema },
+  "POST /api/rooms/{roomId}/call/leave": { status: 204, params: roomParams },
+  "GET /api/rooms/{roomId}/call": { status: 200, params: roomParams, response: CallStateSchema },
+  "DELETE /api/rooms/{roomId}": { status: 204, params: roomParams },
+  "DELETE /api/admin/rooms/{roomId}": { status: 204, params: roomParams },
+  "POST /api/dms": { status: 201, body: OpenDmParamsSchema, response: RoomSchema },
+  "POST /api/dms/{dmId}/promote": {
+    status: 200,
+    params: IdParams("dmId"),
+    body: RoomNameParamsSchema,
+    response: RoomSchema,
+  },
+
+  // Messages and files
+  "POST /api/rooms/{roomId}/messages": {
+    status: 201,
+    params: roomParams,
+    body: PostMessageParamsSchema,
+    response: StoredMessageSchema,
+  },
+  "GET /api/rooms/{roomId}/messages": {
+    status: 200,
+    params: roomParams,
+    querystring: ListParamsSchema,
+    response: PageOf(StoredMessageSchema),
+  },
+  "GET /api/admin/rooms/{roomId}/messages": {
+    status: 200,
+    params: roomParams,
+    querystring: ListParamsSchema,
+    response: PageOf(StoredMessageSchema),
+  },
+  "GET /api/rooms/{roomId}/messages/{messageId}": {
+    status: 200,
+    params: IdParams("roomId", "messageId"),
+    response: MessageSchema,
+  },
+  "POST /api/rooms/{roomId}/files": {
+    status: 201,
+    params: roomParams,
+    body: "multipart",
+    response: UploadedFileSchema,
+  },
+
+  // Moderation (admin)
+  "GET /api/admin/moderation/flags": {
+    status: 200,
+    querystring: ListFlagsParamsSchema,
+    response: PageOf(ModerationFlagSchema),
+  },
+  "GET /api/admin/moderation/flags/{id}": {
+    status: 200,
+    params: IdParamsSchema,
+    response: ModerationFlagSchema,
+  },
+  "POST /api/admin/moderation/flags/{id}/approve": {
+    status: 200,
+    params: IdParamsSchema,
+    response: ModerationFlagSchema,
+  },
+  "POST /api/admin/moderation/flags/{id}/reject": {
+    status: 200,
+    params: IdParamsSchema,
+    response: ModerationFlagSchema,
+  },
+
+  // Outbound webhooks (admin; Enterprise)
+  "POST /api/admin/webhooks": {
+    status: 201,
+    body: CreateWebhookParamsSchema,
+    bodyAsData: true,
+    response: WebhookSchema,
+  },
+  "GET /api/admin/webhooks": {
+    status: 200,
+    querystring: ListWebhooksParamsSchema,
+    response: PageOf(WebhookSchema),
+  },
+  "GET /api/admin/webhooks/{id}": { status: 200, params: IdParamsSchema, response: WebhookSchema },
+  "PATCH /api/admin/webhooks/{id}": {
+    status: 200,
+    params: IdParamsSchema,
+    body: UpdateWebhookParamsSchema,
+    bodyAsData: true,
+    response: WebhookSchema,
+  },
+  "DELETE /api/admin/webhooks/{id}": { status: 204, params: IdParamsSchema },
+  "POST /api/admin/webhooks/{id}/test": {
+    status: 202,
+    params: IdParamsSchema,
+    body: EmptyBodySchema,
+    response: QueuedDeliverySchema,
+  },
+  "GET /api/admin/webhooks/{id}/deliveries": {
+    status: 200,
+    params: IdParamsSchema,
+    querystring: ListDeliveriesParamsSchema,
+    response: PageOf(DeliverySummarySchema),
+  },
+  "GET /api/admin/webhooks/{id}/deliveries/{deliveryId}": {
+    status: 200,
+    params: IdParams("id", "deliveryId"),
+    response: DeliveryDetailSchema,
+  },
+  "POST /api/admin/webhooks/{id}/deliveries/{deliveryId}/redeliver": {
+    status: 202,
+    params: IdParams("id", "deliveryId"),
+    body: EmptyBodySchema,
+    response: RedeliverySchema,
+  },
+  "POST /api/admin/webhooks/{id}/rotate-secret": {
+    status: 200,
+    params: IdParamsSchema,
+    body: RotateSecretParamsSchema,
+    response: RotatedSecretSchema,
+  },
+  "POST /api/admin/webhooks/{id}/recover": {
+    status: 202,
+    params: IdParamsSchema,
+    body: RecoverParamsSchema,
+    response: RecoveredSchema,
+  },
+  "GET /api/admin/webhooks/event-types": { status: 200, response: EventTypesSchema },
+  "GET /api/admin/deliveries": {
+    status: 200,
+    querystring: SearchDeliveriesParamsSchema,
+    response: PageOf(DeliverySearchItemSchema),
+  },
+
+  // Inbound webhooks
+  "POST /api/admin/inbound-webhooks": {
+    status: 201,
+    body: CreateInboundWebhookParamsSchema,
+    response: InboundWebhookWithTokenSchema,
+  },
+  "GET /api/admin/inbound-webhooks": {
+    status: 200,
+    querystring: ListInboundWebhooksParamsSchema,
+    response: PageOf(InboundWebhookSchema),
+  },
+  "GET /api/admin/inbound-webhooks/{id}": {
+    status: 200,
+    params: IdParamsSchema,
+    response: InboundWebhookSchema,
+  },
+  "PATCH /api/admin/inbound-webhooks/{id}": {
+    status: 200,
+    params: IdParamsSchema,
+    body: UpdateInboundWebhookParamsSchema,
+    response: InboundWebhookSchema,
+  },
+  "DELETE /api/admin/inbound-webhooks/{id}": { status: 204, params: IdParamsSchema },
+  "POST /api/admin/inbound-webhooks/{id}/rotate-token": {
+    status: 200,
+    params: IdParamsSchema,
+    response: InboundWebhookWithTokenSchema,
+  },
+  "POST /api/public/webhooks/ingest/{token}": {
+    status: 200,
+    params: IngestTokenParamsSchema,
+    body: IngestParamsSchema,
+    response: IngestResultSchema,
+  },
+  "POST /api/public/webhooks/ingest/{token}/slack": {
+    status: 200,
+    params: IngestTokenParamsSchema,
+    body: SlackIngestParamsSchema,
+    response: "text",
+  },
+} as const satisfies Record<string, WireRoute>;
+
+export type WireRoutes = typeof WIRE_ROUTES;

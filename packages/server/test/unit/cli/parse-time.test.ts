@@ -1,0 +1,89 @@
+import { describe, expect, it } from "vitest";
+import { CliError } from "../../../src/cli/cli-error.js";
+import { parseTime } from "../../../src/cli/parse-time.js";
+import { describeHealth } from "../../../src/cli/webhooks-health.js";
+
+describe("parseTime (--since, --until)", () => {
+  const now = Date.parse("2026-11-25T12:00:00.000Z");
+
+  it("takes ISO dates and times, answering the instant in UTC", () => {
+    expect(parseTime("2026-11-20T08:00:00Z", "--since", now)).toBe("2026-11-20T08:00:00.000Z");
+    expect(parseTime("2026-11-20T09:00:00+01:00", "--since", now)).toBe("2026-11-20T08:00:00.000Z");
+    expect(parseTime(" 2026-11-20 ", "--since", now)).toBe("2026-11-20T00:00:00.000Z");
+  });
+
+  it("takes a duration ago in seconds, minutes, hours or days", () => {
+    expect(parseTime("90s", "--since", now)).toBe("2026-11-25T11:58:30.000Z");
+    expect(parseTime("15m", "--since", now)).toBe("2026-11-25T11:45:00.000Z");
+    expect(parseTime("12H", "--since", now)).toBe("2026-11-25T00:00:00.000Z");
+    expect(parseTime("7d", "--until", now)).toBe("2026-11-18T12:00:00.000Z");
+  });
+
+  it("refuses anything else, naming the flag and the forms it takes", () => {
+    for (const bad of ["yesterday", "1w", "", "2026-13-45", "-5m", "1700000000"]) {
+      expect(() => parseTime(bad, "--since", now)).toThrow(CliError);
+    }
+    expect(() => parseTime("soon", "--until", now)).toThrow(
+      /^--until must be an ISO date or time .* or a duration ago .*; got "soon"$/,
+    );
+  });
+});
+
+describe("describeHealth", () => {
+  const webhook = {
+    id: 4,
+    name: "audit",
+    url: "https://example.com/hook",
+    enabled: false,
+    disabledReason: "auto_failing" as const,
+    disabledAt: "2026-11-25T10:00:00.000Z",
+    health: {
+      attempts24h: 40,
+      successRate24h: 0.875,
+      p50LatencyMs24h: 12,
+      p95LatencyMs24h: 230,
+      lastSuccessAt: "2026-11-25T09:00:00.000Z",
+      lastFailureAt: "2026-11-25T09:59:00.000Z",
+      lastError: "receiver answered HTTP 503",
+      consecutiveFailures: 5,
+    },
+  };
+
+  it("prints the state, the last 24 hours and the current run of failures, aligned", () => {
+    const lines = describeHealth(webhook as Parameters<typeof describeHealth>[0]);
+    expect(lines).toEqual([
+      'Webhook 4 "audit" -> https://example.com/hook',
+      "  state:                disabled by Parley: it kept failing (2026-11-25T10:00:00.000Z)",
+      "  attempts (24 h):      40",
+      "  success rate (24 h):  87.5%",
+      "  latency (24 h):       p50 12 ms, p95 230 ms",
+      "  last success:         2026-11-25T09:00:00.000Z",
+      "  last failure:         2026-11-25T09:59:00.000Z",
+      "  last error:           receiver answered HTTP 503",
+      "  failures in a row:    5",
+    ]);
+  });
+
+  it("shows dashes without attempts", () => {
+    const idle = {
+      ...webhook,
+      enabled: true,
+      disabledReason: null,
+      disabledAt: null,
+      health: {
+        attempts24h: 0,
+        successRate24h: null,
+        p50LatencyMs24h: null,
+        p95LatencyMs24h: null,
+        lastSuccessAt: null,
+        lastFailureAt: null,
+        lastError: null,
+        consecutiveFailures: 0,
+      },
+    };
+    const lines = describeHealth(idle as Parameters<typeof describeHealth>[0]);
+    expect(lines[1]).toBe("  state:                enabled");
+    expect(lines[3]).toBe("  success rate (24 h):  -");
+    expect(lines[4]).toBe("  latency (24 h):       -");
+  });
+});
