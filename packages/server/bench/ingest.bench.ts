@@ -85,7 +85,13 @@ async function serveParley(
       : openDatabase({ sqlitePath: path.join(dataDir, "parley.db") });
   const config = loadConfig(
     {},
-    { dataDir, logLevel: "silent", rateLimitWebhookIngest: "1000000000/1m" },
+    {
+      dataDir,
+      logLevel: "silent",
+      rateLimitWebhookIngest: "1000000000/1m",
+      // PostgreSQL keeps generated keys in the database, wrapped by a master key from outside.
+      masterKey: crypto.randomBytes(32).toString("hex"),
+    },
   );
   const ctx = await createAppContext(config, { database });
   const app = await buildApp(ctx, { logger: false });
