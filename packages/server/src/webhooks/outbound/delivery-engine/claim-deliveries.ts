@@ -118,8 +118,13 @@ export async function claimDeliveries(
     const values = [now, perEndpointLimit, busy, horizon, limit, until, workerId];
     const pool = pgPoolOf(db);
     const rows = pool
-      ? (await pool.query<ClaimedDelivery>({ name: "parley_claim_deliveries", text: PG_CLAIM, values }))
-          .rows
+      ? (
+          await pool.query<ClaimedDelivery>({
+            name: "parley_claim_deliveries",
+            text: PG_CLAIM,
+            values,
+          })
+        ).rows
       : (await db.executeQuery<ClaimedDelivery>({ ...statement.compile(db), parameters: values }))
           .rows;
     return rows.map(numericSendAt);
