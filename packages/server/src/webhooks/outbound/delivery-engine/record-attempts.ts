@@ -82,8 +82,9 @@ function askedToWait(outcome: AttemptOutcome, now: number): number | null {
  * Records attempts and their state transitions. Each delivery's attempt row and its new state are
  * written together, and a batch shares one transaction (one commit for many deliveries is what
  * keeps recording off the critical path under load): one guarded `UPDATE ... FROM (VALUES ...)`
- * for every delivery of the batch, then one insert of the attempt rows of those it updated; two
- * statements (two round trips on PostgreSQL) whatever the batch size.
+ * for every delivery of the batch, then one insert of the attempt rows of those it updated, then
+ * the endpoints' health; on PostgreSQL all of it is one statement (recordOnPostgres), so a batch
+ * costs three round trips (BEGIN, the statement, COMMIT) whatever its size.
  *
  * The update is guarded by `locked_by = workerId`: a worker whose lease ran out and was retaken
  * by another must not overwrite the new owner's state, so it writes nothing. A delivery whose row
