@@ -84,6 +84,18 @@ function createPrivateFile(file: string): void {
   }
 }
 
+const pools = new WeakMap<Kysely<Database>, pg.Pool>();
+
+/**
+ * The pg pool under a Kysely instance opened here (PostgreSQL only; undefined for SQLite, a
+ * transaction or a Kysely built elsewhere): for the few hot statements of fixed text that run as
+ * named prepared statements (`{ name, text, values }`), which Kysely cannot issue. PostgreSQL
+ * parses and plans such a statement once per connection instead of at every call.
+ */
+export function pgPoolOf(db: Kysely<Database>): pg.Pool | undefined {
+  return pools.get(db);
+}
+
 export function openDatabase(options: OpenDatabaseOptions): DatabaseConnection {
   if (options.databaseUrl) {
     const pgConfig: pg.PoolConfig = {
@@ -99,6 +111,7 @@ export function openDatabase(options: OpenDatabaseOptions): DatabaseConnection {
     // 'error' on it with no listener attached. Its query fails, and the pool drops it on release.
     pool.on("connect", (client) => client.on("error", () => {}));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    pools.set(db, pool);
     return { db, dialect: "postgres", pgConfig, close: () => db.destroy() };
   }
   const file = options.sqlitePath ?? ":memory:";

@@ -166,6 +166,78 @@ describeEachDialect("claiming and recording on $name", (dialect) => {
     });
   });
 
+  it("counts in the endpoint's health only the attempts of a batch it could record", async () => {
+    const endpoint = await queue(2);
+    const mine = await claim("slow", 2);
+    expect(mine).toHaveLength(2);
+    // One row's lease ran out and another worker took it: its result is not ours to write.
+    const [lost] = await claim("fast", 1, Date.now() + 10_001);
+    const kept = mine.find((row) => row.id !== lost!.id);
+    const failed = { ...ok, ok: false, responseStatus: 500, error: "receiver answered HTTP 500" };
+    const result = await recordAttempts(
+      d.t.ctx.db,
+      [
+        { deliveryId: kept!.id, attempt: 1, outcome: failed, webhookId: endpoint.id },
+        { deliveryId: lost!.id, attempt: 1, outcome: failed, webhookId: endpoint.id },
+      ],
+      {
+        workerId: "slow",
+        policy: DEFAULT_RETRY_POLICY,
+        now: Date.now(),
+        autoDisable: { minFailures: 2, afterMs: 1 },
+      },
+    );
+    expect(result.map((r) => r.recorded)).toEqual([true, false]);
+    expect(await d.attempts(kept!.id)).toHaveLength(1);
+    expect(await d.attempts(lost!.id)).toHaveLength(0);
+    const row = await d.t.ctx.db
+      .selectFrom("webhooks")
+      .select(["consecutive_failures", "enabled"])
+      .where("id", "=", endpoint.id)
+      .executeTakeFirstOrThrow();
+    // One failure written, not two: under the rule's two, so the endpoint stays enabled.
+    expect(row).toEqual({ consecutive_failures: 1, enabled: 1 });
+  });
+
+  it("disables an endpoint in the recording that brings its run of failures to the rule", async () => {
+    const endpoint = await queue(2);
+    const rows = await claim("w", 2);
+    const failed = (at: number): AttemptOutcome => ({
+      ...ok,
+      ok: false,
+      startedAt: new Date(at),
+      responseStatus: 500,
+      error: "receiver answered HTTP 500",
+    });
+    const now = Date.now();
+    const disabled: number[] = [];
+    await recordAttempts(
+      d.t.ctx.db,
+      rows.map((r, i) => ({
+        deliveryId: r.id,
+        attempt: 1,
+        outcome: failed(now - 60_000 + i),
+        webhookId: endpoint.id,
+      })),
+      {
+        workerId: "w",
+        policy: DEFAULT_RETRY_POLICY,
+        now,
+        autoDisable: { minFailures: 2, afterMs: 30_000 },
+        async endpointsDisabled(_trx, list) {
+          disabled.push(...list.map((e) => e.webhookId));
+        },
+      },
+    );
+    expect(disabled).toEqual([endpoint.id]);
+    const row = await d.t.ctx.db
+      .selectFrom("webhooks")
+      .select(["consecutive_failures", "enabled", "disabled_reason"])
+      .where("id", "=", endpoint.id)
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({ consecutive_failures: 2, enabled: 0, disabled_reason: "auto_failing" });
+  });
+
   it("records a failure as FAILED with the next attempt after the back-off", async () => {
     await queue(1);
     const [row] = await claim("w", 1);

@@ -82,8 +82,9 @@ function askedToWait(outcome: AttemptOutcome, now: number): number | null {
  * Records attempts and their state transitions. Each delivery's attempt row and its new state are
  * written together, and a batch shares one transaction (one commit for many deliveries is what
  * keeps recording off the critical path under load): one guarded `UPDATE ... FROM (VALUES ...)`
- * for every delivery of the batch, then one insert of the attempt rows of those it updated; two
- * statements (two round trips on PostgreSQL) whatever the batch size.
+ * for every delivery of the batch, then one insert of the attempt rows of those it updated, then
+ * the endpoints' health; on PostgreSQL all of it is one statement (recordOnPostgres), so a batch
+ * costs three round trips (BEGIN, the statement, COMMIT) whatever its size.
  *
  * The update is guarded by `locked_by = workerId`: a worker whose lease ran out and was retaken
  * by another must not overwrite the new owner's state, so it writes nothing. A delivery whose row
@@ -108,50 +109,27 @@ export async function recordAttempts(
     return transition;
   });
   return db.transaction().execute(async (trx) => {
-    // One guarded update for the whole batch. Both databases name the columns of a VALUES list
-    // column1, column2, ...; the casts give PostgreSQL the parameter types.
-    const values = sql.join(
-      attempts.map(
-        ({ deliveryId, attempt, outcome }, i) =>
-          sql`(CAST(${deliveryId} AS bigint), CAST(${next[i]!.status} AS varchar(16)), CAST(${attempt} AS integer), CAST(${next[i]!.nextAttemptAt} AS bigint), CAST(${outcome.responseStatus} AS integer))`,
-      ),
-    );
-    const { rows } = await sql<{ id: number }>`
-      UPDATE webhook_deliveries
-      SET status = v.status, attempts = v.attempt, next_attempt_at = v.next_attempt_at,
-        last_response_status = v.response_status, updated_at = ${now},
-        locked_until = NULL, locked_by = NULL
-      FROM (
-        SELECT column1 AS id, column2 AS status, column3 AS attempt, column4 AS next_attempt_at,
-          column5 AS response_status
-        FROM (VALUES ${values}) AS batch
-      ) AS v
-      WHERE webhook_deliveries.id = v.id AND webhook_deliveries.locked_by = ${workerId}
-      RETURNING webhook_deliveries.id
-    `.execute(trx);
-    const updated = new Set(rows.map((row) => Number(row.id)));
-    const written = attempts.filter(({ deliveryId }) => updated.has(deliveryId));
+    let updated: Set<number>;
+    let written: FinishedAttempt[];
+    let health: HealthRow[] | undefined;
+    const folds = healthFolds(attempts);
+    if (dialectOf(trx) === "postgres") {
+      // One statement: the guarded update, the attempt rows, the endpoints' lock and health.
+      const result = await recordOnPostgres(trx, attempts, next, folds, workerId, now);
+      updated = result.updated;
+      written = attempts.filter(({ deliveryId }) => updated.has(deliveryId));
+      // The health fold assumed every attempt written; if a lease was lost it was skipped, and is
+      // folded again below from what was written.
+      if (written.length === attempts.length) health = result.health;
+    } else {
+      updated = await updateDeliveries(trx, attempts, next, workerId, now);
+      written = attempts.filter(({ deliveryId }) => updated.has(deliveryId));
+      if (written.length > 0) await insertAttempts(trx, written);
+    }
     if (written.length > 0) {
-      await trx
-        .insertInto("webhook_attempts")
-        .values(
-          written.map(({ deliveryId, attempt, outcome, webhookId, requestHeaders }) => ({
-            delivery_id: deliveryId,
-            attempt,
-            started_at: outcome.startedAt.getTime(),
-            duration_ms: outcome.durationMs,
-            response_status: outcome.responseStatus,
-            response_body: outcome.responseBody,
-            error: outcome.error,
-            webhook_id: webhookId ?? null,
-            request_headers: requestHeaders === undefined ? null : JSON.stringify(requestHeaders),
-            response_headers: outcome.responseHeaders
-              ? JSON.stringify(outcome.responseHeaders)
-              : null,
-          })),
-        )
-        .execute();
-      const disabled = await recordEndpointHealth(trx, written, now, options.autoDisable);
+      const writtenFolds = health === undefined ? healthFolds(written) : folds;
+      health ??= await recordEndpointHealth(trx, writtenFolds);
+      const disabled = await disableEndpoints(trx, writtenFolds, health, now, options.autoDisable);
       if (disabled.length > 0) await options.endpointsDisabled?.(trx, disabled);
     }
     if (honoured > 0) options.retryAfterHonoured?.(honoured);
@@ -163,35 +141,219 @@ export async function recordAttempts(
   });
 }
 
-/**
- * Folds a batch of attempts into each endpoint's health counters (last success, last failure and
- * its error, the current run of failures), then disables the endpoints that answered 410 Gone or
- * whose run of failures meets the auto-disable rule: at least `minFailures` attempts in a row,
- * the first more than `afterMs` ago. Two statements whatever the batch, plus, on PostgreSQL, a
- * lock of the endpoint rows in id order first, so two processes recording for the same
- * endpoints queue up instead of deadlocking. The lock is FOR NO KEY UPDATE, as the UPDATE's own:
- * FOR UPDATE would also block the foreign-key checks (KEY SHARE) of a fan-out inserting
- * deliveries for several endpoints, and the two could deadlock (seen with two processes). Answers the endpoints it disabled (only ones that
- * were enabled: a test delivery to a disabled endpoint changes nothing).
- */
-async function recordEndpointHealth(
+type Transition = { status: DeliveryStatus; nextAttemptAt: number | null };
+
+/** One guarded update for the whole batch (SQLite); answers the ids it updated. */
+async function updateDeliveries(
+  trx: Transaction<Database>,
+  attempts: readonly FinishedAttempt[],
+  next: readonly Transition[],
+  workerId: string,
+  now: number,
+): Promise<Set<number>> {
+  // Both databases name the columns of a VALUES list column1, column2, ...
+  const values = sql.join(
+    attempts.map(
+      ({ deliveryId, attempt, outcome }, i) =>
+        sql`(CAST(${deliveryId} AS bigint), CAST(${next[i]!.status} AS varchar(16)), CAST(${attempt} AS integer), CAST(${next[i]!.nextAttemptAt} AS bigint), CAST(${outcome.responseStatus} AS integer))`,
+    ),
+  );
+  const { rows } = await sql<{ id: number }>`
+    UPDATE webhook_deliveries
+    SET status = v.status, attempts = v.attempt, next_attempt_at = v.next_attempt_at,
+      last_response_status = v.response_status, updated_at = ${now},
+      locked_until = NULL, locked_by = NULL
+    FROM (
+      SELECT column1 AS id, column2 AS status, column3 AS attempt, column4 AS next_attempt_at,
+        column5 AS response_status
+      FROM (VALUES ${values}) AS batch
+    ) AS v
+    WHERE webhook_deliveries.id = v.id AND webhook_deliveries.locked_by = ${workerId}
+    RETURNING webhook_deliveries.id
+  `.execute(trx);
+  return new Set(rows.map((row) => Number(row.id)));
+}
+
+/** The columns of an attempt row, in the order of ATTEMPT_COLUMNS. */
+function attemptRow({ deliveryId, attempt, outcome, webhookId, requestHeaders }: FinishedAttempt) {
+  return [
+    deliveryId,
+    attempt,
+    outcome.startedAt.getTime(),
+    outcome.durationMs,
+    outcome.responseStatus,
+    outcome.responseBody,
+    outcome.error,
+    webhookId ?? null,
+    requestHeaders === undefined ? null : JSON.stringify(requestHeaders),
+    outcome.responseHeaders ? JSON.stringify(outcome.responseHeaders) : null,
+  ] as const;
+}
+
+const ATTEMPT_COLUMNS =
+  "delivery_id, attempt, started_at, duration_ms, response_status, response_body, error, " +
+  "webhook_id, request_headers, response_headers";
+
+/** The attempt rows of the deliveries updated (SQLite): one multi-row insert. */
+async function insertAttempts(
   trx: Transaction<Database>,
   written: readonly FinishedAttempt[],
+): Promise<void> {
+  const rows = sql.join(written.map((attempt) => sql`(${sql.join(attemptRow(attempt))})`));
+  await sql`INSERT INTO webhook_attempts (${sql.raw(ATTEMPT_COLUMNS)}) VALUES ${rows}`.execute(trx);
+}
+
+/**
+ * The whole recording of a batch on PostgreSQL in one statement (one round trip, plus BEGIN and
+ * COMMIT), of fixed text whatever the batch size (the batch goes in as arrays): the guarded update
+ * of the deliveries, the insert of the attempt rows of those it updated, the lock of the batch's
+ * endpoints in id order and their health update. All parts of one statement share one snapshot;
+ * none reads what another wrote except through RETURNING (`updated`), and the health update is
+ * applied only when every delivery of the batch was updated (it was folded from all of them);
+ * otherwise the caller folds and applies it again from those written. The lock (FOR NO KEY UPDATE,
+ * in id order; see recordEndpointHealth) is taken by the `locked` CTE, and the health update
+ * touches only rows that CTE has produced, so the locks are taken in id order whatever plan runs
+ * the update; it then updates the newest version of each row (READ COMMITTED re-reads a row
+ * changed since the snapshot before updating it).
+ */
+async function recordOnPostgres(
+  trx: Transaction<Database>,
+  attempts: readonly FinishedAttempt[],
+  next: readonly Transition[],
+  folds: readonly Fold[],
+  workerId: string,
   now: number,
-  rule: AutoDisableRule | undefined,
-): Promise<DisabledEndpoint[]> {
-  interface Fold {
-    id: number;
-    hadSuccess: boolean;
-    failuresAfter: number;
-    firstFailureAfter: number | null;
-    lastSuccessAt: number | null;
-    lastFailureAt: number | null;
-    lastError: string | null;
-    gone: boolean;
+): Promise<{ updated: Set<number>; health: HealthRow[] }> {
+  const columns = (n: number) => attempts.map((a) => attemptRow(a)[n]);
+  const values = [
+    columns(0),
+    next.map((t) => t.status),
+    columns(1),
+    next.map((t) => t.nextAttemptAt),
+    columns(4),
+    now,
+    workerId,
+    columns(2),
+    columns(3),
+    columns(5),
+    columns(6),
+    columns(7),
+    columns(8),
+    columns(9),
+    folds.map((f) => f.id),
+    folds.map((f) => (f.hadSuccess ? 1 : 0)),
+    folds.map((f) => f.failuresAfter),
+    folds.map((f) => f.firstFailureAfter),
+    folds.map((f) => f.lastSuccessAt),
+    folds.map((f) => f.lastFailureAt),
+    folds.map((f) => f.lastError),
+    attempts.length,
+  ];
+  const { rows } = await trx.executeQuery<{
+    kind: "d" | "h";
+    id: number | string;
+    enabled: number | null;
+    failures: number | null;
+    since: number | string | null;
+  }>({ ...sql`${sql.raw(PG_RECORD)}`.compile(trx), parameters: values });
+  const updated = new Set<number>();
+  const health: HealthRow[] = [];
+  for (const row of rows) {
+    if (row.kind === "d") updated.add(Number(row.id));
+    else
+      health.push({
+        id: Number(row.id),
+        enabled: row.enabled === 1,
+        consecutiveFailures: row.failures ?? 0,
+        failingSince: row.since === null ? null : Number(row.since),
+      });
   }
+  return { updated, health };
+}
+
+/** The new health counters from the old ones (`w.*`) and a fold (`v.*`). */
+const HEALTH_SET = `
+  consecutive_failures = CASE WHEN v.had_success = 1 THEN v.failures
+      ELSE w.consecutive_failures + v.failures END,
+    failing_since = CASE WHEN v.had_success = 1 THEN v.first_failure
+      ELSE coalesce(w.failing_since, v.first_failure) END,
+    last_success_at = coalesce(v.last_success, w.last_success_at),
+    last_failure_at = coalesce(v.last_failure, w.last_failure_at),
+    last_error = CASE WHEN v.last_failure IS NULL THEN w.last_error ELSE v.last_error END`;
+
+const PG_RECORD = `
+  WITH batch AS (
+    SELECT * FROM unnest($1::bigint[], $2::varchar[], $3::int[], $4::bigint[], $5::int[])
+      AS b(id, status, attempt, next_attempt_at, response_status)
+  ),
+  updated AS (
+    UPDATE webhook_deliveries d
+    SET status = b.status, attempts = b.attempt, next_attempt_at = b.next_attempt_at,
+      last_response_status = b.response_status, updated_at = $6::bigint,
+      locked_until = NULL, locked_by = NULL
+    FROM batch b
+    WHERE d.id = b.id AND d.locked_by = $7::text
+    RETURNING d.id
+  ),
+  inserted AS (
+    INSERT INTO webhook_attempts (${ATTEMPT_COLUMNS})
+    SELECT a.* FROM unnest($1::bigint[], $3::int[], $8::bigint[], $9::int[], $5::int[],
+      $10::text[], $11::text[], $12::bigint[], $13::text[], $14::text[])
+      AS a(${ATTEMPT_COLUMNS})
+    WHERE a.delivery_id IN (SELECT id FROM updated)
+    RETURNING 1
+  ),
+  folds AS (
+    SELECT * FROM unnest($15::bigint[], $16::int[], $17::int[], $18::bigint[], $19::bigint[],
+      $20::bigint[], $21::text[])
+      AS f(id, had_success, failures, first_failure, last_success, last_failure, last_error)
+  ),
+  locked AS (
+    SELECT w.id FROM webhooks w
+    WHERE w.id IN (SELECT id FROM folds) AND (SELECT count(*) FROM updated) = $22::int
+    ORDER BY w.id
+    FOR NO KEY UPDATE
+  ),
+  health AS (
+    UPDATE webhooks w
+    SET ${HEALTH_SET}
+    FROM locked l JOIN folds v ON v.id = l.id
+    WHERE w.id = l.id
+    RETURNING w.id, w.enabled, w.consecutive_failures, w.failing_since
+  )
+  SELECT 'd' AS kind, id, NULL::int AS enabled, NULL::int AS failures, NULL::bigint AS since
+  FROM updated
+  UNION ALL
+  SELECT 'h', id, enabled, consecutive_failures, failing_since FROM health
+`;
+
+/** An endpoint's health counters after a recording. */
+interface HealthRow {
+  id: number;
+  enabled: boolean;
+  consecutiveFailures: number;
+  failingSince: number | null;
+}
+
+/** What a batch's attempts, in time order, do to one endpoint's health counters. */
+interface Fold {
+  id: number;
+  hadSuccess: boolean;
+  failuresAfter: number;
+  firstFailureAfter: number | null;
+  lastSuccessAt: number | null;
+  lastFailureAt: number | null;
+  lastError: string | null;
+  gone: boolean;
+}
+
+/**
+ * Folds a batch of attempts into per-endpoint changes of the health counters (last success, last
+ * failure and its error, the current run of failures), the attempts taken in time order.
+ */
+function healthFolds(attempts: readonly FinishedAttempt[]): Fold[] {
   const folds = new Map<number, Fold>();
-  const ordered = written
+  const ordered = attempts
     .filter((a) => a.webhookId !== undefined)
     .sort((a, b) => a.outcome.startedAt.getTime() - b.outcome.startedAt.getTime());
   for (const { webhookId, outcome } of ordered) {
@@ -224,39 +386,91 @@ async function recordEndpointHealth(
       if (outcome.responseStatus === 410) fold.gone = true;
     }
   }
-  if (folds.size === 0) return [];
-  const ids = [...folds.keys()].sort((a, b) => a - b);
-  if (dialectOf(trx) === "postgres") {
+  return [...folds.values()].sort((a, b) => a.id - b.id);
+}
+
+/**
+ * Applies the folds to the endpoints' health counters; answers the counters as updated. One
+ * statement whatever the batch, plus, on PostgreSQL, a lock of the endpoint rows in id order
+ * first, so two processes recording for the same endpoints queue up instead of deadlocking. The
+ * lock is FOR NO KEY UPDATE, as the UPDATE's own: FOR UPDATE would also block the foreign-key
+ * checks (KEY SHARE) of a fan-out inserting deliveries for several endpoints, and the two could
+ * deadlock (seen with two processes). (PostgreSQL runs this only when a lease was lost mid-batch;
+ * its usual path is the one statement of recordOnPostgres.)
+ */
+async function recordEndpointHealth(
+  trx: Transaction<Database>,
+  folds: readonly Fold[],
+): Promise<HealthRow[]> {
+  if (folds.length === 0) return [];
+  const ids = folds.map((f) => f.id);
+  const postgres = dialectOf(trx) === "postgres";
+  // SQLite's RETURNING names the updated table's columns bare; PostgreSQL's would be ambiguous.
+  const returning = postgres
+    ? sql`w.id, w.enabled, w.consecutive_failures, w.failing_since`
+    : sql`id, enabled, consecutive_failures, failing_since`;
+  if (postgres) {
     await sql`SELECT id FROM webhooks WHERE id IN (${sql.join(ids)}) ORDER BY id FOR NO KEY UPDATE`.execute(
       trx,
     );
   }
   const values = sql.join(
-    [...folds.values()].map(
+    folds.map(
       (f) =>
         sql`(CAST(${f.id} AS bigint), CAST(${f.hadSuccess ? 1 : 0} AS integer), CAST(${f.failuresAfter} AS integer), CAST(${f.firstFailureAfter} AS bigint), CAST(${f.lastSuccessAt} AS bigint), CAST(${f.lastFailureAt} AS bigint), CAST(${f.lastError} AS text))`,
     ),
   );
-  await sql`
-    UPDATE webhooks
-    SET consecutive_failures = CASE WHEN v.had_success = 1 THEN v.failures
-        ELSE webhooks.consecutive_failures + v.failures END,
-      failing_since = CASE WHEN v.had_success = 1 THEN v.first_failure
-        ELSE coalesce(webhooks.failing_since, v.first_failure) END,
-      last_success_at = coalesce(v.last_success, webhooks.last_success_at),
-      last_failure_at = coalesce(v.last_failure, webhooks.last_failure_at),
-      last_error = CASE WHEN v.last_failure IS NULL THEN webhooks.last_error ELSE v.last_error END
+  const { rows } = await sql<{
+    id: number | string;
+    enabled: number;
+    consecutive_failures: number;
+    failing_since: number | string | null;
+  }>`
+    UPDATE webhooks AS w
+    SET ${sql.raw(HEALTH_SET)}
     FROM (
       SELECT column1 AS id, column2 AS had_success, column3 AS failures, column4 AS first_failure,
         column5 AS last_success, column6 AS last_failure, column7 AS last_error
       FROM (VALUES ${values}) AS batch
     ) AS v
-    WHERE webhooks.id = v.id
+    WHERE w.id = v.id
+    RETURNING ${returning}
   `.execute(trx);
+  return rows.map((row) => ({
+    id: Number(row.id),
+    enabled: row.enabled === 1,
+    consecutiveFailures: row.consecutive_failures,
+    failingSince: row.failing_since === null ? null : Number(row.failing_since),
+  }));
+}
 
-  const gone = [...folds.values()].filter((f) => f.gone).map((f) => f.id);
+/**
+ * Disables the endpoints that answered 410 Gone or whose run of failures meets the auto-disable
+ * rule: at least `minFailures` attempts in a row, the first more than `afterMs` ago. Decided from
+ * the counters the health update answered, so the statement runs only when some endpoint is to be
+ * disabled (it checks the rule again against the row). Answers the endpoints it disabled (only
+ * ones that were enabled: a test delivery to a disabled endpoint changes nothing).
+ */
+async function disableEndpoints(
+  trx: Transaction<Database>,
+  folds: readonly Fold[],
+  health: readonly HealthRow[],
+  now: number,
+  rule: AutoDisableRule | undefined,
+): Promise<DisabledEndpoint[]> {
   const ruleOn = rule !== undefined && rule.minFailures > 0 && rule.afterMs > 0;
-  if (gone.length === 0 && !ruleOn) return [];
+  const gone = folds.filter((f) => f.gone).map((f) => f.id);
+  const due = health.filter(
+    (h) =>
+      h.enabled &&
+      (gone.includes(h.id) ||
+        (ruleOn &&
+          h.consecutiveFailures >= rule.minFailures &&
+          h.failingSince !== null &&
+          h.failingSince < now - rule.afterMs)),
+  );
+  if (due.length === 0) return [];
+  const ids = folds.map((f) => f.id);
   const goneList = gone.length === 0 ? sql`NULL` : sql.join(gone);
   const failing = ruleOn
     ? sql`(id IN (${sql.join(ids)}) AND consecutive_failures >= ${rule.minFailures}
