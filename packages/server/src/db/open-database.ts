@@ -104,7 +104,17 @@ export function openDatabase(options: OpenDatabaseOptions): DatabaseConnection {
     // 'error' on it with no listener attached. Its query fails, and the pool drops it on release.
     pool.on("connect", (client) => client.on("error", () => {}));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    return { db, dialect: "postgres", pgConfig, pgPool: pool, close: () => db.destroy() };
+    return {
+      db,
+      dialect: "postgres",
+      pgConfig,
+      pgPool: pool,
+      async close() {
+        await db.destroy();
+        // Kysely ends the pool only if it ever ran a query on it.
+        if (!pool.ended) await pool.end();
+      },
+    };
   }
   const file = options.sqlitePath ?? ":memory:";
   if (file !== ":memory:") createPrivateFile(file);
