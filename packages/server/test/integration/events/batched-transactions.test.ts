@@ -5,7 +5,7 @@ import SQLite from "better-sqlite3";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { postMessage } from "../../../src/chat/post-message.js";
-import pg from "pg";
+import type pg from "pg";
 import { TransactionBatcher } from "../../../src/db/batched-transactions.js";
 import { StatementBatcher } from "../../../src/db/statement-batcher.js";
 import { openDatabase, type DatabaseConnection } from "../../../src/db/open-database.js";
