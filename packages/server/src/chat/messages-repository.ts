@@ -170,6 +170,47 @@ export async function findRoomForPost(
   return (await selectRoom(db, { roomId })).rows[0];
 }
 
+const selectRoomAndToken = compiledOnce<
+  { id: number; deleted_at: number | null; kind: "room" | "dm"; token_ok: unknown },
+  { roomId: number; webhookId: number; tokenHash: string }
+>((db, slot) =>
+  db
+    .selectFrom("rooms")
+    .select(["id", "deleted_at", "kind"])
+    .select((eb) =>
+      eb
+        .exists(
+          eb
+            .selectFrom("inbound_webhooks")
+            .select("id")
+            .where("id", "=", slot("webhookId"))
+            .where("token_hash", "=", slot("tokenHash"))
+            .where("enabled", "=", 1),
+        )
+        .as("token_ok"),
+    )
+    .where("id", "=", slot("roomId")),
+);
+
+/**
+ * The room check of a post by an integration, with its token check (still the webhook's enabled
+ * token) in the same statement.
+ */
+export async function findRoomForIngestPost(
+  db: Kysely<Database>,
+  roomId: number,
+  webhookId: number,
+  tokenHash: string,
+): Promise<
+  { id: number; deleted_at: number | null; kind: "room" | "dm"; tokenCurrent: boolean } | undefined
+> {
+  const row = (await selectRoomAndToken(db, { roomId, webhookId, tokenHash })).rows[0];
+  if (!row) return undefined;
+  const { token_ok, ...room } = row;
+  // 1/0 on SQLite, a boolean on PostgreSQL.
+  return { ...room, tokenCurrent: Boolean(Number(token_ok)) };
+}
+
 /** The post path's membership check. */
 export async function isMemberForPost(
   db: Kysely<Database>,

@@ -9,8 +9,8 @@ import {
   type ModerationStatus,
 } from "../safety/moderation/moderation-decision.js";
 import { validateMessageContent } from "./content-rules.js";
-import { ingestTokenIsCurrent } from "../webhooks/inbound/inbound-repository.js";
 import {
+  findRoomForIngestPost,
   findRoomForPost,
   insertMessageRow,
   isMemberForPost,
@@ -101,7 +101,9 @@ function roomNotFound(roomId: number): AppError {
 
 /**
  * Posts a message into a room: validation, HTML sanitization, DLP on the raw input and on the
- * rendered text (blocked content is never stored), AI moderation on both, then ONE transaction that writes the message and emits its events.
+ * rendered text (blocked content is never stored), AI moderation on both, then ONE unit of work
+ * that writes the message and emits its events (on PostgreSQL, when moderation lets it through,
+ * one statement: see docs/architecture.md, "The write path of a post").
  * MESSAGE_CREATED fires for visible messages of rooms (not of DMs); a QUARANTINED message is hidden pending review and
  * fires only its moderation event (MESSAGE_CREATED follows if a reviewer approves it).
  */
@@ -183,16 +185,17 @@ export async function postMessage(
   }
 
   return ctx.database.transaction(async (tx) => {
-    const room = await findRoomForPost(tx.db, input.roomId);
+    const room =
+      tokenHash !== null && sender.type === "integration"
+        ? await findRoomForIngestPost(tx.db, input.roomId, sender.inboundWebhookId, tokenHash)
+        : await findRoomForPost(tx.db, input.roomId);
     if (!room || room.deleted_at !== null) throw roomNotFound(input.roomId);
     if (sender.type === "user") {
       if (!(await isMemberForPost(tx.db, input.roomId, sender.userId)))
         throw new AppError("not_a_member", `you are not a member of room ${input.roomId}`);
     }
-    if (tokenHash !== null && sender.type === "integration") {
-      if (!(await ingestTokenIsCurrent(tx.db, sender.inboundWebhookId, tokenHash)))
-        throw roomNotFound(input.roomId);
-    }
+    // A token disabled, rotated or deleted since ingest looked it up: the same answer.
+    if ("tokenCurrent" in room && !room.tokenCurrent) throw roomNotFound(input.roomId);
     const now = ctx.now();
     const message = await insertMessageRow(tx.db, {
       ...row(now),

@@ -278,8 +278,10 @@ export class EventSpine implements Outbox {
   }
 
   /**
-   * Runs `hook` inside every transaction that emits, with the event (the live stream's NOTIFY on
-   * PostgreSQL, which must commit, or roll back, with the event). Returns the unsubscribe function.
+   * Registers `hook`, asked for every emitted event what to NOTIFY inside the emitting transaction
+   * (the live stream on PostgreSQL: the notification must commit, or roll back, with the event).
+   * `fanOut` sends it as its own statement; a single-statement unit makes it part of its statement
+   * (`emitInStatement`). Returns the unsubscribe function.
    */
   onEmitInTransaction(hook: InTransactionHook): () => void {
     this.inTransactionHooks.add(hook);

@@ -1,5 +1,4 @@
 import type { CompiledQuery, Kysely, Selectable, Updateable } from "kysely";
-import { compiledOnce } from "../../db/compiled-query.js";
 import type { Database, Flag, InboundWebhooksTable } from "../../db/schema.js";
 
 /** The only layer that sees the query builder for inbound webhooks. */
@@ -170,26 +169,4 @@ export async function findIngestTarget(
     avatarUrl: row.avatar_url,
     allowOverrides: row.allow_overrides === 1,
   };
-}
-
-const selectCurrentToken = compiledOnce<{ id: number }, { id: number; tokenHash: string }>(
-  (db, slot) =>
-    db
-      .selectFrom("inbound_webhooks")
-      .select("id")
-      .where("id", "=", slot("id"))
-      .where("token_hash", "=", slot("tokenHash"))
-      .where("enabled", "=", 1),
-);
-
-/**
- * True while `tokenHash` is still the enabled token of inbound webhook `id`: the post path checks
- * it in its own transaction, after ingest found the webhook through its (cached) lookup.
- */
-export async function ingestTokenIsCurrent(
-  db: Kysely<Database>,
-  id: number,
-  tokenHash: string,
-): Promise<boolean> {
-  return (await selectCurrentToken(db, { id, tokenHash })).rows.length > 0;
 }
