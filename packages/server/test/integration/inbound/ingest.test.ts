@@ -268,6 +268,29 @@ describeEachDialect("ingest on $name", (dialect) => {
     await t.ctx.db.deleteFrom("inbound_webhooks").where("id", "=", other.id).execute();
     await refused();
     expect((await messagesOf(t, other.roomId)).length).toBe(before + 3);
+
+    // Its room deleted after the lookup was cached: the post's room check refuses, writing nothing.
+    const orphaned = await createWebhook(t);
+    expect((await ingest(t, orphaned.token, { content: "cached" })).statusCode).toBe(200);
+    await t.ctx.db
+      .updateTable("rooms")
+      .set({ deleted_at: Date.now() })
+      .where("id", "=", orphaned.roomId)
+      .execute();
+    const deliveries = await t.ctx.db
+      .selectFrom("webhook_deliveries")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .executeTakeFirstOrThrow();
+    const gone = await ingest(t, orphaned.token, { content: "refused" });
+    expect(gone.statusCode).toBe(404);
+    expect(gone.body).toBe(reference.body);
+    expect((await messagesOf(t, orphaned.roomId)).length).toBe(1);
+    expect(
+      await t.ctx.db
+        .selectFrom("webhook_deliveries")
+        .select((eb) => eb.fn.countAll<number>().as("n"))
+        .executeTakeFirstOrThrow(),
+    ).toEqual(deliveries);
   });
 
   it("answers 404 once the webhook is deleted", async () => {
