@@ -1,8 +1,9 @@
 import path from "node:path";
-import helmet from "@fastify/helmet";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import { AjvCompiler } from "@fastify/ajv-compiler";
+import helmet, { type HelmetOptions } from "helmet";
 import Fastify, {
   type FastifyInstance,
   type FastifyServerOptions,
@@ -216,8 +217,7 @@ export async function buildApp(
 
   // Every answer: nosniff, no framing, no referrer, and a CSP that allows nothing (an API answer
   // is data, never a page). The docs and the admin UI set the policies their pages need.
-  await app.register(helmet, {
-    global: true,
+  const securityHeaders = helmetHeaders({
     contentSecurityPolicy: {
       useDefaults: false,
       directives: {
@@ -231,6 +231,10 @@ export async function buildApp(
     referrerPolicy: { policy: "no-referrer" },
     // Parley does not decide for the operator's proxy whether it is reached over HTTPS only.
     hsts: false,
+  });
+  app.addHook("onRequest", (_request, reply, done) => {
+    reply.headers(securityHeaders);
+    done();
   });
   await app.register(problemDetails);
   await app.register(refuseNul);
@@ -275,4 +279,29 @@ export async function buildApp(
   await app.register(chatUiRoutes);
 
   return app as unknown as FastifyInstance & { metrics: Metrics };
+}
+
+/**
+ * The headers helmet sets for `options`, worked out once. They are the same for every answer, and
+ * @fastify/helmet built helmet's middleware (parsing the CSP directives) anew for every request:
+ * about 5% of an ingest request's CPU time.
+ */
+function helmetHeaders(options: HelmetOptions): Record<string, string> {
+  const headers: Record<string, string> = {};
+  const response = {
+    setHeader(name: string, value: string | number) {
+      headers[name.toLowerCase()] = String(value);
+    },
+    removeHeader(name: string) {
+      delete headers[name.toLowerCase()];
+    },
+  };
+  helmet(options)(
+    {} as IncomingMessage,
+    response as unknown as ServerResponse,
+    (error?: unknown) => {
+      if (error) throw error;
+    },
+  );
+  return headers;
 }

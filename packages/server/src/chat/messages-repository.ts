@@ -170,6 +170,47 @@ export async function findRoomForPost(
   return (await selectRoom(db, { roomId })).rows[0];
 }
 
+const selectRoomAndToken = compiledOnce<
+  { id: number; deleted_at: number | null; kind: "room" | "dm"; token_ok: unknown },
+  { roomId: number; webhookId: number; tokenHash: string }
+>((db, slot) =>
+  db
+    .selectFrom("rooms")
+    .select(["id", "deleted_at", "kind"])
+    .select((eb) =>
+      eb
+        .exists(
+          eb
+            .selectFrom("inbound_webhooks")
+            .select("id")
+            .where("id", "=", slot("webhookId"))
+            .where("token_hash", "=", slot("tokenHash"))
+            .where("enabled", "=", 1),
+        )
+        .as("token_ok"),
+    )
+    .where("id", "=", slot("roomId")),
+);
+
+/**
+ * The room check of a post by an integration, with its token check (still the webhook's enabled
+ * token) in the same statement.
+ */
+export async function findRoomForIngestPost(
+  db: Kysely<Database>,
+  roomId: number,
+  webhookId: number,
+  tokenHash: string,
+): Promise<
+  { id: number; deleted_at: number | null; kind: "room" | "dm"; tokenCurrent: boolean } | undefined
+> {
+  const row = (await selectRoomAndToken(db, { roomId, webhookId, tokenHash })).rows[0];
+  if (!row) return undefined;
+  const { token_ok, ...room } = row;
+  // 1/0 on SQLite, a boolean on PostgreSQL.
+  return { ...room, tokenCurrent: Boolean(Number(token_ok)) };
+}
+
 /** The post path's membership check. */
 export async function isMemberForPost(
   db: Kysely<Database>,
@@ -184,4 +225,57 @@ export async function insertMessageRow(
   message: NewMessage,
 ): Promise<{ id: number; created_at: number }> {
   return (await insertMessage(db, message)).rows[0]!;
+}
+
+/**
+ * A post as one PostgreSQL statement (ParleyDatabase.statement): the room check, the sender's
+ * right to post (a member; an integration whose token, when given, is still its enabled token),
+ * the message, and the "emitting" row that makes the unit of work add the fan-out and stream
+ * notification of MESSAGE_CREATED (rooms only; a direct message emits nothing). When a check fails
+ * it inserts nothing and its answer says which (id null). Parameters: see postStatementValues.
+ */
+export const POST_MESSAGE_CTES = `"room" as (select "kind", "deleted_at" from "rooms" where "id" = $1::bigint),
+"allowed" as (
+  select 1 from "room"
+  where "deleted_at" is null
+    and ($2::bigint is null or exists (
+      select 1 from "room_members" where "room_id" = $1::bigint and "user_id" = $2::bigint))
+    and ($9::text is null or exists (
+      select 1 from "inbound_webhooks"
+      where "id" = $3::bigint and "token_hash" = $9::text and "enabled" = 1))),
+"message" as (
+  insert into "messages" ("room_id", "sender_user_id", "inbound_webhook_id", "sender_display_name",
+    "sender_avatar_url", "content", "content_format", "moderation_status", "created_at")
+  select $1::bigint, $2::bigint, $3::bigint, $4::text, $5::text, $6::text, $7::text, 'none',
+    $8::bigint
+  from "allowed"
+  returning "id", "created_at"),
+"emitting" as (select m."id" from "message" m cross join "room" r where r."kind" = 'room')`;
+
+/** The answer's columns: whether the room is open, and the new message (null when refused). */
+export const POST_MESSAGE_ANSWER = `exists (select 1 from "room" where "deleted_at" is null) as "room_open",
+  (select "id" from "message") as "id", (select "created_at" from "message") as "created_at"`;
+
+export interface PostMessageAnswer {
+  room_open: boolean;
+  id: number | null;
+  created_at: number | null;
+}
+
+/** The values of POST_MESSAGE_CTES, in order. */
+export function postStatementValues(
+  message: Omit<NewMessage, "moderation_status">,
+  tokenHash: string | null,
+): unknown[] {
+  return [
+    message.room_id,
+    message.sender_user_id,
+    message.inbound_webhook_id,
+    message.sender_display_name,
+    message.sender_avatar_url,
+    message.content,
+    message.content_format,
+    message.created_at,
+    tokenHash,
+  ];
 }

@@ -9,7 +9,17 @@ import {
   type ModerationStatus,
 } from "../safety/moderation/moderation-decision.js";
 import { validateMessageContent } from "./content-rules.js";
-import { findRoomForPost, insertMessageRow, isMemberForPost } from "./messages-repository.js";
+import {
+  findRoomForIngestPost,
+  findRoomForPost,
+  insertMessageRow,
+  isMemberForPost,
+  POST_MESSAGE_ANSWER,
+  POST_MESSAGE_CTES,
+  postStatementValues,
+  type NewMessage,
+  type PostMessageAnswer,
+} from "./messages-repository.js";
 import { renderMessage, type ContentFormat } from "./rendering/render-message.js";
 import { sanitizeHtml } from "./rendering/sanitize-html.js";
 
@@ -20,6 +30,12 @@ export type MessageSender =
       inboundWebhookId: number;
       displayName: string;
       avatarUrl: string | null;
+      /**
+       * The hash of the token it posts with (ingest): checked in the post's own transaction, so a
+       * token disabled, rotated or deleted since it was looked up (ingest caches the lookup) posts
+       * nothing and the post answers not_found.
+       */
+      tokenHash?: string;
     };
 
 export interface PostMessageInput {
@@ -79,9 +95,15 @@ async function moderate(
   }
 }
 
+function roomNotFound(roomId: number): AppError {
+  return new AppError("not_found", `no room ${roomId}`);
+}
+
 /**
  * Posts a message into a room: validation, HTML sanitization, DLP on the raw input and on the
- * rendered text (blocked content is never stored), AI moderation on both, then ONE transaction that writes the message and emits its events.
+ * rendered text (blocked content is never stored), AI moderation on both, then ONE unit of work
+ * that writes the message and emits its events (on PostgreSQL, when moderation lets it through,
+ * one statement: see docs/architecture.md, "The write path of a post").
  * MESSAGE_CREATED fires for visible messages of rooms (not of DMs); a QUARANTINED message is hidden pending review and
  * fires only its moderation event (MESSAGE_CREATED follows if a reviewer approves it).
  */
@@ -110,28 +132,75 @@ export async function postMessage(
   // Classify outside the transaction: a remote provider must not hold a database connection.
   const moderation = await moderate(ctx, readerText, content);
 
+  const sender = input.sender;
+  const senderId = sender.type === "user" ? sender.userId : null;
+  const tokenHash = sender.type === "integration" ? (sender.tokenHash ?? null) : null;
+  const row = (now: number): Omit<NewMessage, "moderation_status"> => ({
+    room_id: input.roomId,
+    sender_user_id: senderId,
+    inbound_webhook_id: sender.type === "integration" ? sender.inboundWebhookId : null,
+    sender_display_name: sender.displayName,
+    sender_avatar_url: sender.type === "integration" ? sender.avatarUrl : null,
+    content: stored,
+    content_format: format,
+    created_at: now,
+  });
+
+  // The common case on PostgreSQL, a post moderation let through: one statement, one round trip,
+  // sharing its commit with the posts that arrive with it. The same checks, rows, events and
+  // errors as the transaction below, which SQLite (in process, no round trips) and the rarer
+  // posts take.
+  if (!moderation && ctx.database.dialect === "postgres") {
+    const now = ctx.now();
+    return ctx.database.statement<PostMessageAnswer, PostedMessage>({
+      name: "parley_post_message",
+      ctes: POST_MESSAGE_CTES,
+      values: postStatementValues(row(now), tokenHash),
+      answer: POST_MESSAGE_ANSWER,
+      emit: {
+        event: "MESSAGE_CREATED",
+        data: (messageId) =>
+          eventData.messageCreated({
+            roomId: input.roomId,
+            messageId,
+            senderId,
+            createdAt: now,
+            inboundWebhookId: sender.type === "integration" ? sender.inboundWebhookId : null,
+          }),
+      },
+      settle(answer) {
+        if (answer.id === null || answer.created_at === null) {
+          if (answer.room_open && sender.type === "user")
+            throw new AppError("not_a_member", `you are not a member of room ${input.roomId}`);
+          throw roomNotFound(input.roomId);
+        }
+        return {
+          id: answer.id,
+          roomId: input.roomId,
+          createdAt: answer.created_at,
+          moderationStatus: "none",
+        };
+      },
+    });
+  }
+
   return ctx.database.transaction(async (tx) => {
-    const room = await findRoomForPost(tx.db, input.roomId);
-    if (!room || room.deleted_at !== null)
-      throw new AppError("not_found", `no room ${input.roomId}`);
-    const sender = input.sender;
+    const room =
+      tokenHash !== null && sender.type === "integration"
+        ? await findRoomForIngestPost(tx.db, input.roomId, sender.inboundWebhookId, tokenHash)
+        : await findRoomForPost(tx.db, input.roomId);
+    if (!room || room.deleted_at !== null) throw roomNotFound(input.roomId);
     if (sender.type === "user") {
       if (!(await isMemberForPost(tx.db, input.roomId, sender.userId)))
         throw new AppError("not_a_member", `you are not a member of room ${input.roomId}`);
     }
+    // A token disabled, rotated or deleted since ingest looked it up: the same answer.
+    if ("tokenCurrent" in room && !room.tokenCurrent) throw roomNotFound(input.roomId);
     const now = ctx.now();
     const message = await insertMessageRow(tx.db, {
-      room_id: input.roomId,
-      sender_user_id: sender.type === "user" ? sender.userId : null,
-      inbound_webhook_id: sender.type === "integration" ? sender.inboundWebhookId : null,
-      sender_display_name: sender.displayName,
-      sender_avatar_url: sender.type === "integration" ? sender.avatarUrl : null,
-      content: stored,
-      content_format: format,
+      ...row(now),
       moderation_status: moderation?.status ?? "none",
-      created_at: now,
     });
-    const senderId = sender.type === "user" ? sender.userId : null;
 
     // A direct message is private to its two members: integrations hear of it only once it is
     // promoted to a room (moderation events still fire, for the reviewers; they carry no content).

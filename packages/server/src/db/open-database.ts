@@ -15,6 +15,11 @@ export interface DatabaseConnection {
   readonly dialect: DialectName;
   /** PostgreSQL connection settings, for the dispatcher's LISTEN connection; undefined on SQLite. */
   readonly pgConfig: pg.PoolConfig | undefined;
+  /**
+   * PostgreSQL: the pool Kysely runs on, for what Kysely cannot send (named prepared statements,
+   * see unit-of-work.ts `statement`); undefined on SQLite.
+   */
+  readonly pgPool: pg.Pool | undefined;
   close(): Promise<void>;
 }
 
@@ -112,7 +117,17 @@ export function openDatabase(options: OpenDatabaseOptions): DatabaseConnection {
     pool.on("connect", (client) => client.on("error", () => {}));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     pools.set(db, pool);
-    return { db, dialect: "postgres", pgConfig, close: () => db.destroy() };
+    return {
+      db,
+      dialect: "postgres",
+      pgConfig,
+      pgPool: pool,
+      async close() {
+        await db.destroy();
+        // Kysely ends the pool only if it ever ran a query on it.
+        if (!pool.ended) await pool.end();
+      },
+    };
   }
   const file = options.sqlitePath ?? ":memory:";
   if (file !== ":memory:") createPrivateFile(file);
@@ -126,5 +141,11 @@ export function openDatabase(options: OpenDatabaseOptions): DatabaseConnection {
   const db = new Kysely<Database>({
     dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
   });
-  return { db, dialect: "sqlite", pgConfig: undefined, close: () => db.destroy() };
+  return {
+    db,
+    dialect: "sqlite",
+    pgConfig: undefined,
+    pgPool: undefined,
+    close: () => db.destroy(),
+  };
 }

@@ -1,9 +1,12 @@
+import crypto from "node:crypto";
 import type { Kysely, Transaction } from "kysely";
 import type { DeliverableEvent, EventDataMap, EventName } from "../events/event-catalogue.js";
+import { STATEMENT_HOLE, type StatementEmit } from "../events/event-spine.js";
 import { TransactionBatcher } from "./batched-transactions.js";
 import type { DialectName } from "./dialect.js";
 import type { DatabaseConnection } from "./open-database.js";
 import type { Database } from "./schema.js";
+import { StatementBatcher, type NamedStatement } from "./statement-batcher.js";
 
 /** One delivery to one endpoint, outside the subscriptions (the test event, a redelivery). */
 export interface SingleDelivery {
@@ -49,8 +52,46 @@ export interface Outbox {
     data: EventDataMap[E],
   ): Promise<number>;
   enqueue(trx: Transaction<Database>, delivery: SingleDelivery): Promise<number>;
+  /** The same fan-out and in-transaction notifications as CTEs of one PostgreSQL statement. */
+  emitInStatement<E extends EventName>(
+    event: E,
+    data: EventDataMap[E],
+    firstParam: number,
+  ): StatementEmit;
   /** After a commit: `events` were emitted and `queued` deliveries became due. */
   committed(events: ReadonlyArray<CommittedEvent>, queued: number): void;
+}
+
+/** The event a single-statement unit emits, its data given the id the statement inserted. */
+export type StatementEvent = {
+  [E in EventName]: { event: E; data: (id: number) => EventDataMap[E] };
+}[EventName];
+
+/**
+ * A unit of work that is ONE PostgreSQL statement (data-modifying CTEs): its checks, its writes,
+ * and the fan-out and notifications of the one event it may emit, sent in one round trip as a named
+ * prepared statement. See `ParleyDatabase.statement`.
+ */
+export interface StatementUnit<Row, T> {
+  /** Names the statement; with the text's hash, the name of its prepared statement. */
+  name: string;
+  /**
+   * The statement's own CTEs (without `with`), parameters $1..$n. When `emit` is given, the last
+   * one is named "emitting" and has at most one row, whose column "id" is the value the event's
+   * data needs (the id of the row inserted): the event is emitted when that row exists.
+   * The text must be fixed (values go in `values`), and must write nothing when the unit refuses
+   * (its checks fail): `settle` then throws the refusal.
+   */
+  ctes: string;
+  values: unknown[];
+  /** The columns of the answer's one row, over the CTEs. */
+  answer: string;
+  emit?: StatementEvent;
+  /**
+   * Reads the answer (with "emitted_id": the id the event was emitted for, or null); answers the
+   * unit's result, or throws the error of a refusal (the statement wrote nothing).
+   */
+  settle(row: Row & { emitted_id: number | null }): T;
 }
 
 export interface CommittedEvent {
@@ -71,15 +112,27 @@ export interface ParleyDatabase extends DatabaseConnection {
    * inside its callback (it would wait for its own batch).
    */
   transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
+  /**
+   * PostgreSQL only (SQLite has no data-modifying CTEs, and no round trips to save): runs `unit`,
+   * one statement, as a unit of work with the promises of `transaction`: its writes and the
+   * deliveries of its event commit together or not at all, and after the commit the dispatchers
+   * are woken. The live stream's notification is part of the statement, so it is heard only if it
+   * commits. Statements that arrive together share one transaction and one commit (group commit,
+   * StatementBatcher); one arriving alone is its own transaction, in one round trip.
+   */
+  statement<Row, T>(unit: StatementUnit<Row, T>): Promise<T>;
 }
 
 /** Binds a connection to the outbox: the database every service writes through. */
 export function withUnitOfWork(connection: DatabaseConnection, outbox: Outbox): ParleyDatabase {
   const run = transactionRunner(connection.db, connection.dialect);
+  const statements = connection.pgPool ? new StatementBatcher(connection.pgPool) : undefined;
+  const names = new Map<string, string>();
   return {
     db: connection.db,
     dialect: connection.dialect,
     pgConfig: connection.pgConfig,
+    pgPool: connection.pgPool,
     close: () => connection.close(),
     async transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
       let queued = 0;
@@ -104,7 +157,51 @@ export function withUnitOfWork(connection: DatabaseConnection, outbox: Outbox): 
       outbox.committed(emitted, queued);
       return result;
     },
+    async statement<Row, T>(unit: StatementUnit<Row, T>): Promise<T> {
+      if (!statements) throw new Error("single-statement units of work need PostgreSQL");
+      const named = statementOf(unit, outbox, names);
+      const { rows } = await statements.run(named);
+      const row = rows[0] as Row & { emitted_id: number | null; queued: number | string };
+      // A refusal throws here: the statement wrote nothing, so there is nothing to announce.
+      const result = unit.settle(row);
+      const emittedId = row.emitted_id === null ? null : Number(row.emitted_id);
+      const events: CommittedEvent[] =
+        unit.emit && emittedId !== null
+          ? [{ event: unit.emit.event, data: unit.emit.data(emittedId) }]
+          : [];
+      outbox.committed(events, Number(row.queued));
+      return result;
+    },
   };
+}
+
+/** The statement's full text (its CTEs, then the outbox's) and values, named after its text. */
+function statementOf<Row, T>(
+  unit: StatementUnit<Row, T>,
+  outbox: Outbox,
+  names: Map<string, string>,
+): NamedStatement {
+  let text = `with ${unit.ctes}`;
+  let values = unit.values;
+  let extra = `0 as "queued", null::bigint as "emitted_id"`;
+  if (unit.emit) {
+    const { event, data } = unit.emit;
+    const emit = outbox.emitInStatement(event, data(STATEMENT_HOLE) as never, values.length + 1);
+    if (emit.sql) text += `,\n${emit.sql}`;
+    values = [...values, ...emit.values];
+    extra =
+      `${emit.queued} as "queued", (select "id" from "emitting") as "emitted_id", ` +
+      `${emit.notified} as "notified"`;
+  }
+  text += `\nselect ${unit.answer}, ${extra}`;
+  let name = names.get(text);
+  if (name === undefined) {
+    // One name per text: pg prepares a name once per connection and refuses a second text for it.
+    name = `${unit.name}_${crypto.hash("sha1", text, "hex").slice(0, 12)}`;
+    if (names.size >= 100) names.clear();
+    names.set(text, name);
+  }
+  return { name, text, values };
 }
 
 /**

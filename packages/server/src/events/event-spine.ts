@@ -12,6 +12,34 @@ export const DELIVERIES_CHANNEL = "parley_deliveries";
 // The payload names the sending process, so its own dispatcher (woken already, in process) can
 // leave the NOTIFY to the others.
 const NOTIFY_SQL = `select pg_notify('${DELIVERIES_CHANNEL}', $1)`;
+const NOTIFY_IN_TRANSACTION_SQL = "select pg_notify($1, $2)";
+
+/**
+ * What a single-statement unit of work puts in the place of a value only its statement knows (the
+ * id of the row it inserts) when it describes the event it emits; the spine splits the envelope
+ * and the notification payloads around it. Printed the same by JSON.stringify and String().
+ */
+export const STATEMENT_HOLE = Number.MAX_SAFE_INTEGER;
+const HOLE_TEXT = String(STATEMENT_HOLE);
+
+/** `text` split around its one occurrence of the hole. */
+function splitAtHole(text: string): [string, string] {
+  const parts = text.split(HOLE_TEXT);
+  if (parts.length !== 2) throw new Error("the event data must hold the statement's hole once");
+  return [parts[0]!, parts[1]!];
+}
+
+/** The PostgreSQL CTEs that emit an event inside one statement (see `emitInStatement`). */
+export interface StatementEmit {
+  /** CTEs, to follow the statement's own (`, ` + sql); they read the CTE named "emitting". */
+  sql: string;
+  /** Their parameters, numbered from the `firstParam` given. */
+  values: unknown[];
+  /** An expression over the CTEs: how many deliveries were queued. */
+  queued: string;
+  /** An expression to select in the answer: it makes the notification CTEs run. */
+  notified: string;
+}
 
 // Fan-out runs in every write that emits: ONE statement finds the enabled endpoints subscribed to
 // the event and inserts a delivery for each, its body built around the endpoint's id (see
@@ -52,11 +80,21 @@ function idField(data: unknown, field: "roomId" | "messageId"): number | null {
   return Number.isSafeInteger(value) ? (value as number) : null;
 }
 
+/** A notification sent inside the emitting transaction (PostgreSQL): heard only if it commits. */
+export interface InTransactionNotify {
+  channel: string;
+  payload: string;
+}
+
+/**
+ * Says what to send inside every transaction that emits `event` (the live stream's NOTIFY on
+ * PostgreSQL), or nothing. Declarative, so a single-statement unit of work can send it as part of
+ * its statement (see `emitInStatement`).
+ */
 export type InTransactionHook = (
-  trx: Transaction<Database>,
   event: EventName,
   data: unknown,
-) => Promise<void>;
+) => InTransactionNotify | undefined;
 
 export interface EventSpineOptions {
   dialect: DialectName;
@@ -114,7 +152,16 @@ export class EventSpine implements Outbox {
     event: E,
     data: EventDataMap[E],
   ): Promise<number> {
-    for (const hook of this.inTransactionHooks) await hook(trx, event, data);
+    for (const hook of this.inTransactionHooks) {
+      const notification = hook(event, data);
+      if (notification)
+        await trx.executeQuery(
+          CompiledQuery.raw(NOTIFY_IN_TRANSACTION_SQL, [
+            notification.channel,
+            notification.payload,
+          ]),
+        );
+    }
     if (!this.outboundEnabled) return 0;
     const now = this.now();
     const { prefix, suffix } = envelopeAround(event, now, data);
@@ -132,6 +179,73 @@ export class EventSpine implements Outbox {
           ];
     const result = await trx.executeQuery(CompiledQuery.raw(FAN_OUT_SQL[this.dialect], parameters));
     return Number(result.numAffectedRows ?? 0);
+  }
+
+  /**
+   * The fan-out of `event` and its in-transaction notifications as CTEs of a single PostgreSQL
+   * statement, for a unit of work that is one statement (db/unit-of-work.ts `statement`): the same
+   * rows `fanOut` inserts and the same NOTIFY payloads it sends, for each row of the statement's
+   * CTE named "emitting" (its column "id" is the value `data` holds as STATEMENT_HOLE: the id of
+   * the row the statement inserts). The text depends only on the event, on which of its values
+   * are the hole, and on the hooks, so a statement built around it can be prepared once.
+   */
+  emitInStatement<E extends EventName>(
+    event: E,
+    data: EventDataMap[E],
+    firstParam: number,
+  ): StatementEmit {
+    const values: unknown[] = [];
+    const param = (value: unknown, type: string) => {
+      values.push(value);
+      return `$${firstParam + values.length - 1}::${type}`;
+    };
+    const ctes: string[] = [];
+    const notified: string[] = [];
+    for (const hook of this.inTransactionHooks) {
+      const notification = hook(event, data);
+      if (!notification) continue;
+      const [before, after] = splitAtHole(notification.payload);
+      const name = `"parley_notify_${ctes.length}"`;
+      ctes.push(
+        `${name} as (select pg_notify(${param(notification.channel, "text")}, ${param(before, "text")} || e."id"::text || ${param(after, "text")}) from "emitting" e)`,
+      );
+      notified.push(`(select count(*) from ${name})`);
+    }
+    let queued = "0";
+    if (this.outboundEnabled) {
+      const now = this.now();
+      const { prefix, suffix } = envelopeAround(event, now, data);
+      const [dataBefore, dataAfter] = splitAtHole(suffix);
+      const idOrHole = (value: number | null) =>
+        value === STATEMENT_HOLE ? `e."id"` : param(value, "bigint");
+      const roomId = idField(data, "roomId");
+      const roomKey =
+        roomId === STATEMENT_HOLE
+          ? `(',' || e."id"::text || ',')`
+          : param(roomId === null ? null : `,${roomId},`, "text");
+      const eventName = param(event, "varchar");
+      const at = param(now, "bigint");
+      ctes.push(`"parley_deliveries" as (
+  insert into "webhook_deliveries" (${FAN_OUT_COLUMNS})
+  select w."id", ${eventName}, ${param(prefix, "text")} || w."id"::text || ${param(dataBefore, "text")} || e."id"::text || ${param(dataAfter, "text")},
+    'PENDING', 0, ${at}, null, null, null, ${at}, ${at},
+    ${param(`evt_${newEventIdPrefix(now)}`, "text")} || lpad(w."id"::text, 10, '0'),
+    ${idOrHole(roomId)}, ${idOrHole(idField(data, "messageId"))}
+  from "emitting" e cross join "webhooks" w
+  where w."enabled" = 1
+    and (strpos(w."events", ${param(JSON.stringify(event), "text")}) > 0 or (w."event_prefixes" is not null and exists (
+      select 1 from jsonb_array_elements_text(w."event_prefixes"::jsonb) p(prefix)
+      where left(${eventName}::text, length(p.prefix)) = p.prefix)))
+    and (w."room_filter" is null or ${roomKey} is null or strpos(w."room_filter", ${roomKey}) > 0)
+  returning 1)`);
+      queued = `(select count(*) from "parley_deliveries")`;
+    }
+    return {
+      sql: ctes.join(",\n"),
+      values,
+      queued,
+      notified: notified.length === 0 ? "0" : notified.join(" + "),
+    };
   }
 
   /** Queues one delivery to one endpoint (the test event, a redelivery) regardless of subscriptions. */
@@ -164,8 +278,10 @@ export class EventSpine implements Outbox {
   }
 
   /**
-   * Runs `hook` inside every transaction that emits, with the event (the live stream's NOTIFY on
-   * PostgreSQL, which must commit, or roll back, with the event). Returns the unsubscribe function.
+   * Registers `hook`, asked for every emitted event what to NOTIFY inside the emitting transaction
+   * (the live stream on PostgreSQL: the notification must commit, or roll back, with the event).
+   * `fanOut` sends it as its own statement; a single-statement unit makes it part of its statement
+   * (`emitInStatement`). Returns the unsubscribe function.
    */
   onEmitInTransaction(hook: InTransactionHook): () => void {
     this.inTransactionHooks.add(hook);

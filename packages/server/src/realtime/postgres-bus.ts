@@ -72,11 +72,15 @@ export function createPostgresBus(options: PostgresBusOptions): RealtimeBus {
     async start(onMessage, onGap) {
       const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
       channel = channelFor(STREAM_CHANNEL, rows[0]?.schema ?? "public");
-      removeHook = spine.onEmitInTransaction(async (trx, event, data) => {
+      removeHook = spine.onEmitInTransaction((event, data) => {
         if (isFollowedEvent(event))
-          await notify(trx, JSON.stringify({ k: "e", e: event, d: data }));
-        else if (endsUser(event))
-          await notify(trx, JSON.stringify({ k: "u", u: (data as { username: string }).username }));
+          return { channel, payload: JSON.stringify({ k: "e", e: event, d: data }) };
+        if (endsUser(event))
+          return {
+            channel,
+            payload: JSON.stringify({ k: "u", u: (data as { username: string }).username }),
+          };
+        return undefined;
       });
       await listen(onMessage, onGap);
     },

@@ -15,6 +15,7 @@ import {
   type InboundWebhookChanges,
   type InboundWebhookRow,
 } from "./inbound-repository.js";
+import { forgetIngestTargets } from "./ingest.js";
 import { createIngestToken } from "./ingest-token.js";
 
 /** An inbound webhook as the admin API shows it (the wire's InboundWebhook): the token only by its last 8 characters. */
@@ -157,13 +158,15 @@ export async function updateInboundWebhook(
   if (input.allowOverrides !== undefined) changes.allow_overrides = input.allowOverrides ? 1 : 0;
   if (Object.keys(changes).length === 0) return getInboundWebhook(ctx, id);
   const row = await updateInboundWebhookRow(ctx.db, id, changes, ctx.now());
+  forgetIngestTargets(ctx);
   if (!row) throw new AppError("not_found", `no inbound webhook ${id}`);
   return toInboundWebhookView(row);
 }
 
 export async function deleteInboundWebhook(ctx: AppContext, id: number): Promise<void> {
-  if (!(await deleteInboundWebhookRow(ctx.db, id)))
-    throw new AppError("not_found", `no inbound webhook ${id}`);
+  const deleted = await deleteInboundWebhookRow(ctx.db, id);
+  forgetIngestTargets(ctx);
+  if (!deleted) throw new AppError("not_found", `no inbound webhook ${id}`);
 }
 
 /** A new token in place of the old one, in one update: the old token answers 404 from then on. */
@@ -173,6 +176,7 @@ export async function rotateInboundWebhookToken(
 ): Promise<InboundWebhookWithToken> {
   const token = createIngestToken();
   const row = await replaceInboundWebhookToken(ctx.db, id, token, ctx.now());
+  forgetIngestTargets(ctx);
   if (!row) throw new AppError("not_found", `no inbound webhook ${id}`);
   return withToken(ctx, row, token.token);
 }

@@ -25,13 +25,54 @@ export function ingestTokenNotFound(): AppError {
   return new AppError("not_found", "no enabled inbound webhook has this token");
 }
 
-/** The webhook a token (given by its hash) posts as; throws the single 404 otherwise. */
+/**
+ * How long ingest reuses a token's lookup (its webhook, room, name, avatar, overrides setting).
+ * Whether the token may still post is not cached: the post checks in its own transaction that
+ * the token is still its webhook's enabled token, so disabling, rotating or deleting takes effect
+ * at once, in every process. A change of name, avatar or overrides made through this process's
+ * API clears the cache; made by another process (the CLI, a second server) it shows within this.
+ */
+export const INGEST_TARGET_TTL_MS = 1_000;
+const MAX_CACHED_TARGETS = 10_000;
+
+/** A token's webhook, and the token (by its hash) that the post checks is still current. */
+export interface ResolvedIngestTarget extends IngestTarget {
+  tokenHash: string;
+}
+
+interface CachedTarget {
+  target: ResolvedIngestTarget;
+  until: number;
+}
+const targetCaches = new WeakMap<AppContext["db"], Map<string, CachedTarget>>();
+
+/** Forgets every cached lookup (the admin API changed an inbound webhook). */
+export function forgetIngestTargets(ctx: AppContext): void {
+  targetCaches.get(ctx.db)?.clear();
+}
+
+/**
+ * The webhook a token (given by its hash) posts as; throws the single 404 otherwise. Found
+ * tokens are cached for INGEST_TARGET_TTL_MS; unknown ones are not (a new webhook posts at once).
+ */
 export async function resolveIngestTarget(
   ctx: AppContext,
   tokenHash: string | undefined,
-): Promise<IngestTarget> {
-  const target = tokenHash === undefined ? undefined : await findIngestTarget(ctx.db, tokenHash);
-  if (!target) throw ingestTokenNotFound();
+): Promise<ResolvedIngestTarget> {
+  if (tokenHash === undefined) throw ingestTokenNotFound();
+  let cache = targetCaches.get(ctx.db);
+  if (!cache) targetCaches.set(ctx.db, (cache = new Map()));
+  const now = performance.now();
+  const cached = cache.get(tokenHash);
+  if (cached && cached.until > now) return cached.target;
+  const found = await findIngestTarget(ctx.db, tokenHash);
+  if (!found) {
+    cache.delete(tokenHash);
+    throw ingestTokenNotFound();
+  }
+  const target = { ...found, tokenHash };
+  if (cache.size >= MAX_CACHED_TARGETS) cache.clear();
+  cache.set(tokenHash, { target, until: now + INGEST_TARGET_TTL_MS });
   return target;
 }
 
@@ -41,7 +82,7 @@ export async function resolveIngestTarget(
  */
 export async function ingestMessage(
   ctx: AppContext,
-  target: IngestTarget,
+  target: ResolvedIngestTarget,
   message: IngestMessage,
 ): Promise<IngestAnswer> {
   try {
@@ -54,11 +95,13 @@ export async function ingestMessage(
         inboundWebhookId: target.id,
         displayName: message.displayName ?? target.displayName,
         avatarUrl: message.avatarUrl !== undefined ? message.avatarUrl : target.avatarUrl,
+        tokenHash: target.tokenHash,
       },
     });
     return { messageId: posted.id, timestamp: isoTime(posted.createdAt) };
   } catch (error) {
-    // The room was deleted between the lookup and the insert: answer as for any dead token.
+    // The room was deleted, or the token disabled, rotated or deleted, since the lookup: answer as
+    // for any dead token.
     if (isAppError(error) && error.code === "not_found") throw ingestTokenNotFound();
     throw error;
   }

@@ -56,7 +56,19 @@ export function failFanOutAfterWriting(t: TestApp): () => void {
     await original(...args);
     throw new Error("fan-out failed after writing deliveries");
   }) as typeof spine.fanOut;
+  // A post in one statement (PostgreSQL): the statement fails after its fan-out CTE wrote, by
+  // dividing by the count of rows it wrote minus itself.
+  const originalInStatement = spine.emitInStatement.bind(spine);
+  spine.emitInStatement = ((...args: Parameters<typeof originalInStatement>) => {
+    const emit = originalInStatement(...args);
+    return {
+      ...emit,
+      sql: `${emit.sql},\n"failing" as (select 1 / (${emit.queued} - ${emit.queued}) as "x")`,
+      notified: `${emit.notified} + (select "x" from "failing")`,
+    };
+  }) as typeof spine.emitInStatement;
   return () => {
     spine.fanOut = original;
+    spine.emitInStatement = originalInStatement;
   };
 }

@@ -5,7 +5,9 @@ import SQLite from "better-sqlite3";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { postMessage } from "../../../src/chat/post-message.js";
+import type pg from "pg";
 import { TransactionBatcher } from "../../../src/db/batched-transactions.js";
+import { StatementBatcher } from "../../../src/db/statement-batcher.js";
 import { openDatabase, type DatabaseConnection } from "../../../src/db/open-database.js";
 import { createTestApp, type TestApp } from "../../helpers/build-app.js";
 import { describeEachOf, POSTGRES, SQLITE, type TestDialect } from "../../helpers/dialects.js";
@@ -227,5 +229,59 @@ describe("TransactionBatcher", () => {
     await expect(insert("e")).resolves.toBeUndefined();
     await expect(insert("e")).rejects.toMatchObject({ code: "SQLITE_CONSTRAINT_UNIQUE" });
     expect(await values()).toEqual(["a", "b", "d", "e"]);
+  });
+});
+
+describeEachOf([POSTGRES])("StatementBatcher on $name", (dialect) => {
+  let opened: Awaited<ReturnType<TestDialect["open"]>>;
+  let batcher: StatementBatcher;
+  let pool: pg.Pool;
+
+  beforeAll(async () => {
+    opened = await dialect.open();
+    pool = opened.database.pgPool!;
+    await pool.query("create table t (v text not null unique)");
+    batcher = new StatementBatcher(pool, 1);
+  });
+  afterAll(async () => {
+    await opened.cleanup();
+  });
+
+  /** Inserts `v` and answers the transaction it ran in. */
+  const insert = (v: string) =>
+    batcher.run({
+      name: "insert_t",
+      text: "insert into t (v) values ($1) returning txid_current() as tx",
+      values: [v],
+    });
+  const values = async () =>
+    (await pool.query<{ v: string }>("select v from t order by v")).rows.map((r) => r.v);
+
+  it("commits statements queued together in one transaction; a failing one fails alone", async () => {
+    const results = await Promise.allSettled([
+      insert("a"),
+      insert("b"),
+      insert("a"), // unique violation: the batch rolls back, the others run again
+      insert("c"),
+    ]);
+    expect(results.map((r) => r.status)).toEqual([
+      "fulfilled",
+      "fulfilled",
+      "rejected",
+      "fulfilled",
+    ]);
+    expect((results[2] as PromiseRejectedResult).reason).toMatchObject({ code: "23505" });
+    expect(await values()).toEqual(["a", "b", "c"]);
+    const transactions = results.flatMap((r) =>
+      r.status === "fulfilled" ? [String(r.value.rows[0].tx)] : [],
+    );
+    // Re-run after the rollback, the three committed together.
+    expect(new Set(transactions).size).toBe(1);
+  });
+
+  it("runs a lone statement as its own transaction, and answers its error", async () => {
+    await expect(insert("d")).resolves.toMatchObject({ rowCount: 1 });
+    await expect(insert("d")).rejects.toMatchObject({ code: "23505" });
+    expect(await values()).toEqual(["a", "b", "c", "d"]);
   });
 });

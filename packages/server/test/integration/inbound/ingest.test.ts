@@ -243,6 +243,56 @@ describeEachDialect("ingest on $name", (dialect) => {
     expect(row.token_last8).toBe(rotated.token.slice(-8));
   });
 
+  it("stops a token at once when another process disables, rotates or deletes it, though its lookup is cached", async () => {
+    // Written straight to the database, as the CLI or a second server would: this process's
+    // cache is not told, and the post's own check is what refuses.
+    const other = await createWebhook(t, { displayName: "Elsewhere" });
+    const reference = await ingest(t, unknownToken(), { content: "hello" });
+    const change = (set: { enabled?: 0 | 1; token_hash?: string }) =>
+      t.ctx.db.updateTable("inbound_webhooks").set(set).where("id", "=", other.id).execute();
+    const refused = async () => {
+      const res = await ingest(t, other.token, { content: "refused" });
+      expect(res.statusCode).toBe(404);
+      expect(res.body).toBe(reference.body);
+    };
+    const before = (await messagesOf(t, other.roomId)).length;
+    expect((await ingest(t, other.token, { content: "cached" })).statusCode).toBe(200);
+    await change({ enabled: 0 });
+    await refused();
+    await change({ enabled: 1 });
+    expect((await ingest(t, other.token, { content: "again" })).statusCode).toBe(200);
+    await change({ token_hash: hashIngestToken(unknownToken()) });
+    await refused();
+    await change({ token_hash: hashIngestToken(other.token) });
+    expect((await ingest(t, other.token, { content: "restored" })).statusCode).toBe(200);
+    await t.ctx.db.deleteFrom("inbound_webhooks").where("id", "=", other.id).execute();
+    await refused();
+    expect((await messagesOf(t, other.roomId)).length).toBe(before + 3);
+
+    // Its room deleted after the lookup was cached: the post's room check refuses, writing nothing.
+    const orphaned = await createWebhook(t);
+    expect((await ingest(t, orphaned.token, { content: "cached" })).statusCode).toBe(200);
+    await t.ctx.db
+      .updateTable("rooms")
+      .set({ deleted_at: Date.now() })
+      .where("id", "=", orphaned.roomId)
+      .execute();
+    const deliveries = await t.ctx.db
+      .selectFrom("webhook_deliveries")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .executeTakeFirstOrThrow();
+    const gone = await ingest(t, orphaned.token, { content: "refused" });
+    expect(gone.statusCode).toBe(404);
+    expect(gone.body).toBe(reference.body);
+    expect((await messagesOf(t, orphaned.roomId)).length).toBe(1);
+    expect(
+      await t.ctx.db
+        .selectFrom("webhook_deliveries")
+        .select((eb) => eb.fn.countAll<number>().as("n"))
+        .executeTakeFirstOrThrow(),
+    ).toEqual(deliveries);
+  });
+
   it("answers 404 once the webhook is deleted", async () => {
     const doomed = await createWebhook(t);
     const del = await t.app.inject({
