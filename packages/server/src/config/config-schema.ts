@@ -346,6 +346,14 @@ export const SETTINGS = {
     description:
       "The live stream pings idle sockets this often and drops one that has not answered the previous ping.",
   },
+  streamCoalesceMs: {
+    env: "PARLEY_STREAM_COALESCE_MS",
+    flag: "--stream-coalesce-ms",
+    kind: "int",
+    default: "10",
+    description:
+      "The live stream writes a client's queued frames at most this often (0: after every event-loop turn); a frame that finds the stream idle leaves at once, a busy stream's frames share one write per client.",
+  },
   logLevel: {
     env: "PARLEY_LOG_LEVEL",
     flag: "--log-level",
