@@ -13,6 +13,7 @@
 //
 // Run: npx tsx packages/server/bench/stream.bench.ts [--clients 2000] [--rate 200] [--seconds 5]
 //        [--client-procs 2] [--rounds 1] [--compare path/to/other/dist/cli.js] [--cpu-prof dir]
+//        [--server-env PARLEY_STREAM_COALESCE_MS=0 ...]
 // (also part of `npm run bench -w @parley/server`, through bench/run-all.ts; needs the build)
 import { fork, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
@@ -37,6 +38,8 @@ export interface StreamBenchOptions {
   compare?: string;
   /** Directory for the server processes' V8 CPU profiles (node --cpu-prof). */
   cpuProf?: string;
+  /** Settings for every server process (e.g. PARLEY_STREAM_COALESCE_MS). */
+  serverEnv?: Record<string, string>;
 }
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
@@ -105,6 +108,24 @@ function machineCpuMs(): { busy: number; interrupts: number } {
   return {
     busy: user! + nice! + system! + irq! + softirq! + steal!,
     interrupts: irq! + softirq!,
+  };
+}
+
+/** The stream's frame and write counters from a server's /metrics. */
+async function streamCounters(base: string): Promise<{ frames: number; writes: number }> {
+  const text = await new Promise<string>((resolve, reject) =>
+    http
+      .get(`${base}/metrics`, { agent }, (res) => {
+        let body = "";
+        res.on("data", (chunk: Buffer) => (body += chunk.toString()));
+        res.on("end", () => resolve(body));
+      })
+      .on("error", reject),
+  );
+  const read = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, "m").exec(text)?.[1] ?? NaN);
+  return {
+    frames: read("parley_stream_frames_sent_total"),
+    writes: read("parley_stream_writes_total"),
   };
 }
 
@@ -179,6 +200,8 @@ export interface PhaseResult {
   otherCpu: number;
   windowMs: number;
   frames: number;
+  /** Frames per socket write (system call) on the server(s), from their /metrics. */
+  framesPerWrite: number;
 }
 
 async function runPhase(
@@ -243,6 +266,7 @@ async function runPhase(
       for (const server of servers) peakRss = Math.max(peakRss, rssMb(server.pid));
     }, 100);
     await Promise.all(clientProcesses.map((proc) => proc.request({ type: "start" })));
+    const counters0 = await Promise.all(servers.map((server) => streamCounters(server.url)));
     const serverCpu0 = servers.map((server) => processCpuMs(server.pid));
     const machine0 = machineCpuMs();
 
@@ -302,6 +326,9 @@ async function runPhase(
       .map((report) => ({ user: report.cpu.user / 1000, system: report.cpu.system / 1000 }))
       .reduce((sum, cpu) => ({ user: sum.user + cpu.user, system: sum.system + cpu.system }));
     clearInterval(rssTimer);
+    const counters1 = await Promise.all(servers.map((server) => streamCounters(server.url)));
+    const serverFrames = counters1.reduce((sum, c, s) => sum + c.frames - counters0[s]!.frames, 0);
+    const serverWrites = counters1.reduce((sum, c, s) => sum + c.writes - counters0[s]!.writes, 0);
 
     const samples = reports.reduce((sum, report) => sum + report.latencies.length, 0);
     const all = new Float64Array(samples);
@@ -333,6 +360,7 @@ async function runPhase(
         clientCpu.system,
       windowMs,
       frames,
+      framesPerWrite: serverFrames / serverWrites,
     };
     const us = (ms: number) => ((ms * 1000) / Math.max(1, frames)).toFixed(1);
     const cores = (ms: number) => (ms / windowMs).toFixed(2);
@@ -340,7 +368,8 @@ async function runPhase(
       `  ${label}: ${options.clients} clients in ${procs} process(es) (connected in ${(connectMs / 1000).toFixed(1)} s), ${total} messages at ${options.rate}/s\n` +
         `    post-to-frame latency p50 ${result.p50.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms ` +
         `(${(result.p99 / 100).toFixed(2)}× the 100 ms target), max ${result.max.toFixed(1)} ms; ` +
-        `${frames} of ${expected} frames, ${result.framesPerSecond} frames/s delivered\n` +
+        `${frames} of ${expected} frames, ${result.framesPerSecond} frames/s delivered, ` +
+        `${result.framesPerWrite.toFixed(1)} frames per socket write\n` +
         `    CPU over ${(windowMs / 1000).toFixed(1)} s: server user ${cores(serverCpu.user)} + kernel ${cores(serverCpu.system)} cores ` +
         `(${us(serverCpu.user)} + ${us(serverCpu.system)} µs per frame); ` +
         `clients user ${cores(clientCpu.user)} + kernel ${cores(clientCpu.system)} cores ` +
@@ -378,6 +407,7 @@ export async function runStreamBench(
     PARLEY_LOG_LEVEL: "error",
     PARLEY_EDITION: "community",
     PARLEY_HTTP_MAX_CONNECTIONS: String(options.clients + 100),
+    ...options.serverEnv,
   };
   const nodeArgs = options.cpuProf
     ? { nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${path.resolve(options.cpuProf)}`] }
@@ -411,6 +441,7 @@ export async function runStreamBench(
             `p99 ${median(mine.map((r) => r.p99)).toFixed(1)} ms ` +
             `(${(median(mine.map((r) => r.p99)) / 100).toFixed(2)}× target), ` +
             `${median(mine.map((r) => r.framesPerSecond))} frames/s, ` +
+            `${median(mine.map((r) => r.framesPerWrite)).toFixed(1)} frames per write, ` +
             `server ${median(cpuPerFrame).toFixed(1)} µs CPU per frame, ` +
             `RSS ${median(mine.map((r) => r.rssMb)).toFixed(0)} MB`,
         );
@@ -450,6 +481,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.ar
       rounds: { type: "string", default: "1" },
       compare: { type: "string" },
       "cpu-prof": { type: "string" },
+      "server-env": { type: "string", multiple: true, default: [] },
     },
   });
   await runStreamBench({
@@ -460,5 +492,11 @@ if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.ar
     rounds: Number(values.rounds),
     ...(values.compare ? { compare: values.compare } : {}),
     ...(values["cpu-prof"] ? { cpuProf: values["cpu-prof"] } : {}),
+    serverEnv: Object.fromEntries(
+      values["server-env"].map((pair) => [
+        pair.slice(0, pair.indexOf("=")),
+        pair.slice(pair.indexOf("=") + 1),
+      ]),
+    ),
   });
 }

@@ -41,7 +41,11 @@ export class FrameFlusher {
   private scheduled = false;
   private lastFlush = -Infinity;
 
-  constructor(private readonly coalesceMs = 0) {}
+  constructor(
+    private readonly coalesceMs = 0,
+    /** Told after each flush how many socket writes it made. */
+    private readonly onFlushed: (writes: number) => void = () => {},
+  ) {}
 
   /** Called by a connection when its queue goes from empty to one frame. */
   schedule(connection: StreamConnection): void {
@@ -60,7 +64,9 @@ export class FrameFlusher {
     const queued = this.queued;
     this.queued = [];
     const joined = new JoinedFrames();
-    for (const connection of queued) connection.flush(joined);
+    let writes = 0;
+    for (const connection of queued) writes += connection.flush(joined);
+    this.onFlushed(writes);
   };
 }
 
@@ -131,12 +137,12 @@ export class StreamConnection {
     return this.send(JSON.stringify(frame));
   }
 
-  /** Writes the queued frames (called by the flusher). */
-  flush(joined: JoinedFrames): void {
+  /** Writes the queued frames (called by the flusher); gives the number of socket writes. */
+  flush(joined: JoinedFrames): number {
     const frames = this.queue;
     this.queue = [];
     this.queuedBytes = 0;
-    if (frames.length === 0 || this.closed || this.socket.readyState !== this.socket.OPEN) return;
+    if (frames.length === 0 || this.closed || this.socket.readyState !== this.socket.OPEN) return 0;
     const { _socket: raw, _sender: sender } = this.socket as unknown as WsInternals;
     if (raw && sender?._state === 0 && sender._queue?.length === 0) {
       // ws writes each frame synchronously while its sender is idle (state 0, nothing queued: no
@@ -144,10 +150,11 @@ export class StreamConnection {
       // prepared bytes here cannot interleave with one of its frames; bufferedAmount still counts
       // them.
       raw.write(joined.get(frames));
-    } else {
-      for (const frame of frames)
-        this.socket.send(frame.wire.subarray(frame.wire.length - frame.length), { binary: false });
+      return 1;
     }
+    for (const frame of frames)
+      this.socket.send(frame.wire.subarray(frame.wire.length - frame.length), { binary: false });
+    return frames.length;
   }
 
   /** Delivers a frame of a subscribed room, holding it back while the room is catching up. */

@@ -76,7 +76,9 @@ export class StreamGateway {
   ) {
     this.maxBufferedBytes = options.maxBufferedBytes ?? 4 * 1024 * 1024;
     this.resumePageSize = options.resumePageSize ?? 500;
-    this.flusher = new FrameFlusher(options.coalesceMs ?? ctx.config.streamCoalesceMs);
+    this.flusher = new FrameFlusher(options.coalesceMs ?? ctx.config.streamCoalesceMs, (writes) =>
+      options.metrics.writes.inc(writes),
+    );
   }
 
   async start(): Promise<void> {
