@@ -1,12 +1,13 @@
 // The stream benchmark's clients, in a process of their own (forked by stream.bench.ts), so that
 // reading 400,000 frames/s does not run on the server's event loop or the poster's.
 //
-// Each client is a plain TCP socket that did the WebSocket handshake (RFC 6455) itself: it sends
+// Each client is a plain TCP socket that does the WebSocket handshake (RFC 6455) itself: it sends
 // its auth and subscribe frames (masked, as a client must), answers pings, and reads the server's
 // frames with a minimal parser. For each MESSAGE_CREATED of the benchmark it takes the message's
 // post time from the content ("bench <n> <t0>", t0 on the shared clock below) and records the
 // latency at the moment the bytes were read from the socket: no JSON.parse, no per-frame events,
-// so the client side costs as little as it can and the figure is the frame's arrival at the client.
+// no allocation per read (one shared read buffer), so the client side costs as little as it can
+// and the figure is the frame's arrival at the client.
 //
 // Protocol with the parent (IPC, advanced serialization):
 //   parent → { type: "connect", url, tokens, roomId, count, expected }   → { type: "connected" }
@@ -14,8 +15,7 @@
 //   parent → { type: "report" }  → { type: "report", latencies, frames, lastArrival, cpu }
 //   parent → { type: "close" }   → exits
 import { randomBytes } from "node:crypto";
-import http from "node:http";
-import type { Socket } from "node:net";
+import net, { type Socket } from "node:net";
 
 /**
  * Milliseconds on CLOCK_MONOTONIC, which every process on the machine shares: the poster stamps
@@ -79,6 +79,13 @@ interface Sink {
   lastArrival: number;
 }
 
+/**
+ * Every client of the process reads into this one buffer (net's `onread`): a read is handled
+ * synchronously, before the next one, so nothing is allocated per read; the few bytes of a frame
+ * cut across two reads are copied out.
+ */
+const READ_BUFFER = Buffer.allocUnsafe(256 * 1024);
+
 /** Opens one client, authenticates and subscribes; resolves once `subscribed` arrived. */
 function openClient(
   url: string,
@@ -87,88 +94,101 @@ function openClient(
   sink: Sink,
   sockets: Socket[],
 ): Promise<void> {
+  const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
-    const request = http.request(`${url}/api/stream`, {
-      headers: {
-        Connection: "Upgrade",
-        Upgrade: "websocket",
-        "Sec-WebSocket-Version": "13",
-        "Sec-WebSocket-Key": randomBytes(16).toString("base64"),
-        "Sec-WebSocket-Protocol": "parley.v1",
-      },
-    });
-    request.once("error", reject);
-    request.once("response", (res) => reject(new Error(`no upgrade: ${res.statusCode}`)));
-    request.once("upgrade", (_res, socket: Socket, head: Buffer) => {
-      sockets.push(socket);
-      socket.setNoDelay(true);
-      let subscribed = false;
-      let rest: Buffer | undefined;
-      const onPayload = (data: Buffer, start: number, end: number, at: number) => {
-        if (subscribed) {
-          let i = data.indexOf(MARKER, start);
-          if (i < 0 || i >= end) return;
-          // "bench <n> <t0>": n is not needed, t0 is the post time on the shared clock.
-          for (i += MARKER.length; data[i] !== 0x20; i++);
-          let t0 = 0;
-          let scale = 0;
-          for (i++; ; i++) {
-            const c = data[i]!;
-            if (c >= 48 && c <= 57) {
-              t0 = t0 * 10 + c - 48;
-              scale *= 10;
-            } else if (c === 0x2e) scale = 1;
-            else break;
-          }
-          if (scale > 1) t0 /= scale;
-          sink.frames++;
-          if (sink.samples < sink.latencies.length) sink.latencies[sink.samples++] = at - t0;
-          sink.lastArrival = at;
-        } else if (data.subarray(start, end).includes(READY)) {
-          socket.write(clientFrame(1, Buffer.from(JSON.stringify({ type: "subscribe", roomId }))));
-        } else if (data.subarray(start, end).includes(SUBSCRIBED)) {
-          subscribed = true;
-          resolve();
-        } else if (!subscribed && data.subarray(start, end).includes('"type":"error"')) {
-          reject(new Error(data.toString("utf8", start, end)));
+    let upgraded = false;
+    let subscribed = false;
+    let rest: Buffer | undefined;
+    const onPayload = (data: Buffer, start: number, end: number, at: number) => {
+      if (subscribed) {
+        let i = data.indexOf(MARKER, start);
+        if (i < 0 || i >= end) return;
+        // "bench <n> <t0>": n is not needed, t0 is the post time on the shared clock.
+        for (i += MARKER.length; data[i] !== 0x20; i++);
+        let t0 = 0;
+        let scale = 0;
+        for (i++; ; i++) {
+          const c = data[i]!;
+          if (c >= 48 && c <= 57) {
+            t0 = t0 * 10 + c - 48;
+            scale *= 10;
+          } else if (c === 0x2e) scale = 1;
+          else break;
         }
-      };
-      const onData = (chunk: Buffer) => {
-        const at = sharedClockMs();
-        let data = rest ? Buffer.concat([rest, chunk]) : chunk;
-        rest = undefined;
-        let offset = 0;
-        for (;;) {
-          if (data.length - offset < 2) break;
-          const opcode = data[offset]! & 0x0f;
-          let length = data[offset + 1]! & 0x7f;
-          let header = 2;
-          if (length === 126) {
-            if (data.length - offset < 4) break;
-            length = data.readUInt16BE(offset + 2);
-            header = 4;
-          } else if (length === 127) {
-            if (data.length - offset < 10) break;
-            length = Number(data.readBigUInt64BE(offset + 2));
-            header = 10;
-          }
-          if (data.length - offset < header + length) break;
-          const start = offset + header;
-          const end = start + length;
-          if (opcode === 1) onPayload(data, start, end, at);
-          else if (opcode === 9) socket.write(clientFrame(10, data.subarray(start, end)));
-          else if (opcode === 8) socket.end();
-          offset = end;
+        if (scale > 1) t0 /= scale;
+        sink.frames++;
+        if (sink.samples < sink.latencies.length) sink.latencies[sink.samples++] = at - t0;
+        sink.lastArrival = at;
+      } else if (data.subarray(start, end).includes(READY)) {
+        socket.write(clientFrame(1, Buffer.from(JSON.stringify({ type: "subscribe", roomId }))));
+      } else if (data.subarray(start, end).includes(SUBSCRIBED)) {
+        subscribed = true;
+        resolve();
+      } else if (data.subarray(start, end).includes('"type":"error"')) {
+        reject(new Error(data.toString("utf8", start, end)));
+      }
+    };
+    const onRead = (chunk: Buffer) => {
+      const at = sharedClockMs();
+      const data = rest ? Buffer.concat([rest, chunk]) : chunk;
+      rest = undefined;
+      let offset = 0;
+      if (!upgraded) {
+        // The handshake's answer: "HTTP/1.1 101 Switching Protocols", headers, a blank line.
+        const endOfHead = data.indexOf("\r\n\r\n");
+        if (endOfHead < 0) {
+          rest = Buffer.from(data);
+          return;
         }
-        if (offset < data.length) rest = data.subarray(offset);
-        data = chunk;
-      };
-      socket.on("data", onData);
-      socket.on("error", () => {});
-      if (head.length > 0) onData(head);
-      socket.write(clientFrame(1, Buffer.from(JSON.stringify({ type: "auth", token }))));
+        if (!data.toString("latin1", 0, 12).startsWith("HTTP/1.1 101")) {
+          reject(new Error(`no upgrade: ${data.toString("latin1", 0, endOfHead)}`));
+          socket.destroy();
+          return;
+        }
+        upgraded = true;
+        offset = endOfHead + 4;
+        socket.write(clientFrame(1, Buffer.from(JSON.stringify({ type: "auth", token }))));
+      }
+      for (;;) {
+        if (data.length - offset < 2) break;
+        const opcode = data[offset]! & 0x0f;
+        let length = data[offset + 1]! & 0x7f;
+        let header = 2;
+        if (length === 126) {
+          if (data.length - offset < 4) break;
+          length = data.readUInt16BE(offset + 2);
+          header = 4;
+        } else if (length === 127) {
+          if (data.length - offset < 10) break;
+          length = Number(data.readBigUInt64BE(offset + 2));
+          header = 10;
+        }
+        if (data.length - offset < header + length) break;
+        const start = offset + header;
+        const end = start + length;
+        if (opcode === 1) onPayload(data, start, end, at);
+        else if (opcode === 9) socket.write(clientFrame(10, data.subarray(start, end)));
+        else if (opcode === 8) socket.end();
+        offset = end;
+      }
+      if (offset < data.length) rest = Buffer.from(data.subarray(offset));
+    };
+    const socket = net.connect({
+      host: hostname,
+      port: Number(port),
+      noDelay: true,
+      onread: { buffer: READ_BUFFER, callback: (size, buffer) => onRead(buffer.subarray(0, size)) },
     });
-    request.end();
+    sockets.push(socket);
+    socket.once("error", reject);
+    socket.once("connect", () =>
+      socket.write(
+        `GET /api/stream HTTP/1.1\r\nHost: ${hostname}:${port}\r\nConnection: Upgrade\r\n` +
+          `Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\n` +
+          `Sec-WebSocket-Key: ${randomBytes(16).toString("base64")}\r\n` +
+          `Sec-WebSocket-Protocol: parley.v1\r\n\r\n`,
+      ),
+    );
   });
 }
 
