@@ -194,18 +194,17 @@ function openClient(
 
 async function main(): Promise<void> {
   const sockets: Socket[] = [];
-  let sink: Sink = { latencies: new Float64Array(0), samples: 0, frames: 0, lastArrival: 0 };
+  const sink: Sink = { latencies: new Float64Array(0), samples: 0, frames: 0, lastArrival: 0 };
   let cpuStart = process.cpuUsage();
   const send = (message: object) => process.send!(message);
   process.on("message", async (message: ParentMessage) => {
     switch (message.type) {
       case "connect": {
-        sink = {
-          latencies: new Float64Array(message.expected),
-          samples: 0,
-          frames: 0,
-          lastArrival: 0,
-        };
+        // Connected once per server: the clients already open keep writing into this sink, so it
+        // grows rather than being replaced.
+        const latencies = new Float64Array(sink.latencies.length + message.expected);
+        latencies.set(sink.latencies);
+        sink.latencies = latencies;
         const batch = 100;
         for (let start = 0; start < message.count; start += batch) {
           await Promise.all(

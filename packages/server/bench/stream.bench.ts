@@ -369,7 +369,7 @@ async function runPhase(
         `    post-to-frame latency p50 ${result.p50.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms ` +
         `(${(result.p99 / 100).toFixed(2)}× the 100 ms target), max ${result.max.toFixed(1)} ms; ` +
         `${frames} of ${expected} frames, ${result.framesPerSecond} frames/s delivered, ` +
-        `${result.framesPerWrite.toFixed(1)} frames per socket write\n` +
+        `${Number.isNaN(result.framesPerWrite) ? "(no write counter in that build)" : `${result.framesPerWrite.toFixed(1)} frames per socket write`}\n` +
         `    CPU over ${(windowMs / 1000).toFixed(1)} s: server user ${cores(serverCpu.user)} + kernel ${cores(serverCpu.system)} cores ` +
         `(${us(serverCpu.user)} + ${us(serverCpu.system)} µs per frame); ` +
         `clients user ${cores(clientCpu.user)} + kernel ${cores(clientCpu.system)} cores ` +

@@ -350,7 +350,7 @@ export const SETTINGS = {
     env: "PARLEY_STREAM_COALESCE_MS",
     flag: "--stream-coalesce-ms",
     kind: "int",
-    default: "10",
+    default: "50",
     description:
       "The live stream writes a client's queued frames at most this often (0: after every event-loop turn); a frame that finds the stream idle leaves at once, a busy stream's frames share one write per client.",
   },
