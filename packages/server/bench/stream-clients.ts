@@ -177,7 +177,14 @@ function openClient(
       host: hostname,
       port: Number(port),
       noDelay: true,
-      onread: { buffer: READ_BUFFER, callback: (size, buffer) => onRead(buffer.subarray(0, size)) },
+      onread: {
+        buffer: READ_BUFFER,
+        // The buffer given is READ_BUFFER; true: keep reading.
+        callback: (size) => {
+          onRead(READ_BUFFER.subarray(0, size));
+          return true;
+        },
+      },
     });
     sockets.push(socket);
     socket.once("error", reject);

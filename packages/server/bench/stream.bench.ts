@@ -185,6 +185,9 @@ class ClientProcess {
 
 export interface PhaseResult {
   label: string;
+  /** The POST requests' own duration (answered after the commit). */
+  postP50: number;
+  postP99: number;
   p50: number;
   p99: number;
   max: number;
@@ -274,6 +277,9 @@ async function runPhase(
     // message carries its post time on the shared clock, taken just before its request.
     const started = sharedClockMs();
     let sent = 0;
+    // How long each POST took (the API's answer, after the commit): the part of the latency that
+    // is not the stream's.
+    const postMs = new Float64Array(total);
     const posts: Array<Promise<unknown>> = [];
     await new Promise<void>((resolve) => {
       const tick = () => {
@@ -284,14 +290,17 @@ async function runPhase(
         while (sent < due) {
           const i = sent++;
           const server = servers[i % servers.length]!;
+          const postedAt = sharedClockMs();
           posts.push(
             call(
               server.url,
               users[i % users.length]!.token,
               "POST",
               `/api/rooms/${room.id}/messages`,
-              { content: `bench ${i} ${sharedClockMs().toFixed(3)}` },
-            ),
+              {
+                content: `bench ${i} ${postedAt.toFixed(3)}`,
+              },
+            ).then(() => (postMs[i] = sharedClockMs() - postedAt)),
           );
         }
         if (sent >= total) resolve();
@@ -339,8 +348,11 @@ async function runPhase(
     }
     const sorted = all.sort();
     const frames = reports.reduce((sum, report) => sum + report.frames, 0);
+    const posted = postMs.sort();
     const result: PhaseResult = {
       label,
+      postP50: percentile(posted, 0.5),
+      postP99: percentile(posted, 0.99),
       p50: percentile(sorted, 0.5),
       p99: percentile(sorted, 0.99),
       max: sorted.at(-1) ?? NaN,
@@ -367,7 +379,8 @@ async function runPhase(
     console.log(
       `  ${label}: ${options.clients} clients in ${procs} process(es) (connected in ${(connectMs / 1000).toFixed(1)} s), ${total} messages at ${options.rate}/s\n` +
         `    post-to-frame latency p50 ${result.p50.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms ` +
-        `(${(result.p99 / 100).toFixed(2)}× the 100 ms target), max ${result.max.toFixed(1)} ms; ` +
+        `(${(result.p99 / 100).toFixed(2)}× the 100 ms target), max ${result.max.toFixed(1)} ms ` +
+        `(the POST itself p50 ${result.postP50.toFixed(1)} ms, p99 ${result.postP99.toFixed(1)} ms); ` +
         `${frames} of ${expected} frames, ${result.framesPerSecond} frames/s delivered, ` +
         `${Number.isNaN(result.framesPerWrite) ? "(no write counter in that build)" : `${result.framesPerWrite.toFixed(1)} frames per socket write`}\n` +
         `    CPU over ${(windowMs / 1000).toFixed(1)} s: server user ${cores(serverCpu.user)} + kernel ${cores(serverCpu.system)} cores ` +

@@ -352,7 +352,7 @@ export const SETTINGS = {
     kind: "int",
     default: "50",
     description:
-      "The live stream writes a client's queued frames at most this often (0: after every event-loop turn); a frame that finds the stream idle leaves at once, a busy stream's frames share one write per client.",
+      "The longest the live stream waits, after writing to its clients, before it writes again (it waits three times as long as the last write round took, so a stream with few clients does not wait); frames queued meanwhile share one write per client. 0: never wait.",
   },
   logLevel: {
     env: "PARLEY_LOG_LEVEL",

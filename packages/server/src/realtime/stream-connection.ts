@@ -28,21 +28,29 @@ interface WsInternals {
 }
 
 /**
+ * How long the stream waits after a flush, in multiples of that flush's own duration: writing then
+ * takes at most a quarter of the time however many clients there are, and a stream whose flushes
+ * are quick (few clients) does not wait at all.
+ */
+const WAIT_PER_FLUSH_TIME = 3;
+
+/**
  * Writes the frames connections queued, for all of them at once: one write per connection per
  * flush, however many frames it queued. A flush runs after the event-loop turn that queued the
- * first frame (setImmediate), and at most once every `coalesceMs`: a frame that finds the stream
- * idle leaves at once, frames of a busy stream wait at most that long and then share one write
- * (one system call per client instead of one per frame, which is what fan-out to thousands of
- * sockets is bound by). Connections that queued the same frames in the same order (every
- * subscriber of a room, usually) are written the same joined bytes, joined once.
+ * first frame (setImmediate); after a flush that took d ms, the next waits 3 × d, and never more
+ * than `maxDelayMs`. A frame that finds the stream idle leaves at once; frames of a
+ * busy stream with many clients wait up to that long and then share one write (one system call per
+ * client instead of one per frame: a socket write costs far more than the bytes it carries).
+ * Connections that queued the same frames in the same order (every subscriber of a room, usually)
+ * are written the same joined bytes, joined once.
  */
 export class FrameFlusher {
   private queued: StreamConnection[] = [];
   private scheduled = false;
-  private lastFlush = -Infinity;
+  private nextFlush = -Infinity;
 
   constructor(
-    private readonly coalesceMs = 0,
+    private readonly maxDelayMs = 0,
     /** Told after each flush how many socket writes it made. */
     private readonly onFlushed: (writes: number) => void = () => {},
   ) {}
@@ -52,7 +60,7 @@ export class FrameFlusher {
     this.queued.push(connection);
     if (this.scheduled) return;
     this.scheduled = true;
-    const wait = this.lastFlush + this.coalesceMs - performance.now();
+    const wait = this.nextFlush - performance.now();
     if (wait >= 1) setTimeout(this.flush, wait);
     else setImmediate(this.flush);
   }
@@ -60,12 +68,14 @@ export class FrameFlusher {
   /** Writes every queued frame now. */
   readonly flush = (): void => {
     this.scheduled = false;
-    this.lastFlush = performance.now();
+    const started = performance.now();
     const queued = this.queued;
     this.queued = [];
     const joined = new JoinedFrames();
     let writes = 0;
     for (const connection of queued) writes += connection.flush(joined);
+    const ended = performance.now();
+    this.nextFlush = ended + Math.min(this.maxDelayMs, WAIT_PER_FLUSH_TIME * (ended - started));
     this.onFlushed(writes);
   };
 }

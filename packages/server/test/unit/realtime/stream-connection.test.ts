@@ -54,9 +54,9 @@ describe("StreamConnection send queue", () => {
     expect(socket.sent).toHaveLength(3);
   });
 
-  it("writes what one turn queued after it, in order, and coalesces busy flushes", async () => {
+  it("writes what one turn queued after it, in order", async () => {
     const socket = stalledSocket();
-    const flusher = new FrameFlusher(30);
+    const flusher = new FrameFlusher(1_000);
     const connection = new StreamConnection(
       socket as unknown as WebSocket,
       1_000_000,
@@ -68,14 +68,44 @@ describe("StreamConnection send queue", () => {
     expect(socket.sent).toEqual([]);
     await new Promise((resolve) => setImmediate(resolve));
     expect(socket.sent).toEqual(["a", '{"b":1}']);
-    // Right after a flush, the next waits for the interval.
+    // A quick flush: the next frame waits three times nothing, not the 1 s maximum.
     const queuedAt = performance.now();
     connection.send("c");
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(socket.sent).toHaveLength(2);
-    await new Promise((resolve) => setTimeout(resolve, 40));
+    while (socket.sent.length < 3) await new Promise((resolve) => setTimeout(resolve, 1));
     expect(socket.sent).toEqual(["a", '{"b":1}', "c"]);
-    expect(performance.now() - queuedAt).toBeGreaterThanOrEqual(25);
+    expect(performance.now() - queuedAt).toBeLessThan(500);
+  });
+
+  it("after a slow flush, waits three times its duration, at most the maximum", async () => {
+    const socket = stalledSocket();
+    const slowSend = socket.send.bind(socket);
+    socket.send = (frame: Buffer) => {
+      const until = performance.now() + 10;
+      while (performance.now() < until); // a write that takes 10 ms
+      slowSend(frame);
+    };
+    for (const [maxDelayMs, minimum, maximum] of [
+      [1_000, 28, 200],
+      [15, 13, 200],
+    ] as const) {
+      socket.sent = [];
+      const flusher = new FrameFlusher(maxDelayMs);
+      const connection = new StreamConnection(
+        socket as unknown as WebSocket,
+        1_000_000,
+        () => {},
+        flusher,
+      );
+      connection.send("a");
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(socket.sent).toEqual(["a"]);
+      const queuedAt = performance.now();
+      connection.send("b");
+      while (socket.sent.length < 2) await new Promise((resolve) => setTimeout(resolve, 1));
+      const waited = performance.now() - queuedAt;
+      expect(waited).toBeGreaterThanOrEqual(minimum);
+      expect(waited).toBeLessThan(maximum);
+    }
   });
 
   it("keeps a reader that reads: the limit is on unread bytes, not on the total", () => {
