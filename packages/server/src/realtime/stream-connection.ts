@@ -98,7 +98,9 @@ export class JoinedFrames {
       if (same) return candidate.wire;
     }
     const wire = Buffer.concat(frames.map((frame) => frame.wire));
-    candidates.push({ frames, wire });
+    // Sequences that differ (a reply to one client among the room's frames) are joined for their
+    // connection alone; a few are kept, so the search stays short however many there are.
+    if (candidates.length < 8) candidates.push({ frames, wire });
     return wire;
   }
 }

@@ -178,6 +178,21 @@ describe("FrameFlusher", () => {
     expect(a.writes[0]).toEqual(Buffer.concat([first.wire, second.wire]));
     expect(c.writes).toEqual([Buffer.concat([first.wire, prepareTextFrame("only c").wire])]);
   });
+
+  it("writes each connection its own frames when their sequences differ", () => {
+    const flusher = new FrameFlusher();
+    const first = prepareTextFrame("first");
+    const clients = Array.from({ length: 20 }, () => rawSocket());
+    clients.forEach(({ socket }, i) => {
+      const connection = new StreamConnection(socket, 1_000_000, () => {}, flusher);
+      connection.send(first);
+      connection.send(`reply ${i}`);
+    });
+    flusher.flush();
+    clients.forEach(({ writes }, i) =>
+      expect(writes).toEqual([Buffer.concat([first.wire, prepareTextFrame(`reply ${i}`).wire])]),
+    );
+  });
 });
 
 describe("parseClientFrame", () => {
