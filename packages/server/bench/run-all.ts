@@ -8,7 +8,7 @@ const benchmarks: Array<[name: string, run: () => Promise<void>]> = [
   ["delivery", runDeliveryBench],
   ["delivery search", runDeliverySearchBench],
   ["ingest", () => runIngestBench()],
-  ["stream", () => runStreamBench()],
+  ["stream", async () => void (await runStreamBench())],
 ];
 
 for (const [name, run] of benchmarks) {

@@ -5,7 +5,7 @@ import {
   SignJWT,
   type JWTPayload,
 } from "jose";
-import crypto from "node:crypto";
+import crypto, { type webcrypto } from "node:crypto";
 import type { JwtKey } from "../config/server-keys.js";
 import type { UserRole } from "../db/schema.js";
 
@@ -55,6 +55,7 @@ export class TokenService {
   private readonly jwks: ReturnType<typeof createRemoteJWKSet> | undefined;
   private keys: JwtKey[];
   private lastReload = 0;
+  private readonly verifyingKeys = new WeakMap<JwtKey, Promise<webcrypto.CryptoKey>>();
 
   constructor(private readonly options: TokenServiceOptions) {
     this.jwks = options.jwksUrl ? createRemoteJWKSet(new URL(options.jwksUrl)) : undefined;
@@ -120,14 +121,34 @@ export class TokenService {
     throw new TokenError("unsupported token algorithm");
   }
 
+  /**
+   * The key as a WebCrypto HMAC key, imported once: given the raw secret, jose imports it again on
+   * every verification, which took about as long as the verification itself.
+   */
+  private verifyingKey(key: JwtKey): Promise<webcrypto.CryptoKey> {
+    let cryptoKey = this.verifyingKeys.get(key);
+    if (!cryptoKey) {
+      cryptoKey = crypto.webcrypto.subtle.importKey(
+        "raw",
+        key.secret,
+        { name: "HMAC", hash: "SHA-256" },
+        false,
+        ["verify"],
+      );
+      this.verifyingKeys.set(key, cryptoKey);
+    }
+    return cryptoKey;
+  }
+
   private async verifyInternal(token: string, kid: unknown): Promise<VerifiedToken> {
     const keys = await this.keysFor(kid);
     let payload: JWTPayload | undefined;
     let failure: unknown;
     for (const key of keys) {
       try {
+        const cryptoKey = await this.verifyingKey(key);
         payload = await this.check(() =>
-          jwtVerify(token, key.secret, {
+          jwtVerify(token, cryptoKey, {
             algorithms: ["HS256"],
             issuer: INTERNAL_ISSUER,
             requiredClaims: ["sub", "exp"],

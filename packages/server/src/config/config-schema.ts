@@ -346,6 +346,14 @@ export const SETTINGS = {
     description:
       "The live stream pings idle sockets this often and drops one that has not answered the previous ping.",
   },
+  streamCoalesceMs: {
+    env: "PARLEY_STREAM_COALESCE_MS",
+    flag: "--stream-coalesce-ms",
+    kind: "int",
+    default: "50",
+    description:
+      "The longest the live stream waits, after writing to its clients, before it writes again (it waits three times as long as the last write round took, so a stream with few clients does not wait); frames queued meanwhile share one write per client. 0: never wait.",
+  },
   logLevel: {
     env: "PARLEY_LOG_LEVEL",
     flag: "--log-level",

@@ -60,6 +60,7 @@ export interface Config {
   presenceGraceMs: number;
   presenceHeartbeatMs: number;
   streamPingIntervalMs: number;
+  streamCoalesceMs: number;
   logLevel: string;
 }
 
@@ -94,6 +95,7 @@ const ZERO_ALLOWED: ReadonlySet<SettingName> = new Set([
   "deliveryRetentionDays",
   "webhookAutoDisableAfterMs",
   "webhookAutoDisableMinFailures",
+  "streamCoalesceMs",
 ]);
 
 function parseValue(name: SettingName, setting: Setting, raw: string): unknown {

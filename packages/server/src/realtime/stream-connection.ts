@@ -1,6 +1,6 @@
 import type { WebSocket } from "ws";
 import type { Principal } from "../auth/principal.js";
-import type { PreparedFrame } from "./prepared-frame.js";
+import { prepareTextFrame, type PreparedFrame } from "./prepared-frame.js";
 import { CLOSE } from "./stream-frames.js";
 
 /** A subscribed room of one connection. */
@@ -23,19 +23,94 @@ export type Frame = string | PreparedFrame;
 
 /** The parts of a `ws` socket the fast path uses (not in its public API; checked before use). */
 interface WsInternals {
-  _socket?: { cork(): void; uncork(): void; write(bytes: Buffer): boolean };
+  _socket?: { write(bytes: Buffer): boolean };
   _sender?: { _state?: number; _queue?: unknown[] };
 }
 
 /**
+ * How long the stream waits after a flush, in multiples of that flush's own duration: writing then
+ * takes at most a quarter of the time however many clients there are, and a stream whose flushes
+ * are quick (few clients) does not wait at all.
+ */
+const WAIT_PER_FLUSH_TIME = 3;
+
+/**
+ * Writes the frames connections queued, for all of them at once: one write per connection per
+ * flush, however many frames it queued. A flush runs after the event-loop turn that queued the
+ * first frame (setImmediate); after a flush that took d ms, the next waits 3 × d, and never more
+ * than `maxDelayMs`. A frame that finds the stream idle leaves at once; frames of a
+ * busy stream with many clients wait up to that long and then share one write (one system call per
+ * client instead of one per frame: a socket write costs far more than the bytes it carries).
+ * Connections that queued the same frames in the same order (every subscriber of a room, usually)
+ * are written the same joined bytes, joined once.
+ */
+export class FrameFlusher {
+  private queued: StreamConnection[] = [];
+  private scheduled = false;
+  private nextFlush = -Infinity;
+
+  constructor(
+    private readonly maxDelayMs = 0,
+    /** Told after each flush how many socket writes it made. */
+    private readonly onFlushed: (writes: number) => void = () => {},
+  ) {}
+
+  /** Called by a connection when its queue goes from empty to one frame. */
+  schedule(connection: StreamConnection): void {
+    this.queued.push(connection);
+    if (this.scheduled) return;
+    this.scheduled = true;
+    const wait = this.nextFlush - performance.now();
+    if (wait >= 1) setTimeout(this.flush, wait);
+    else setImmediate(this.flush);
+  }
+
+  /** Writes every queued frame now. */
+  readonly flush = (): void => {
+    this.scheduled = false;
+    const started = performance.now();
+    const queued = this.queued;
+    this.queued = [];
+    const joined = new JoinedFrames();
+    let writes = 0;
+    for (const connection of queued) writes += connection.flush(joined);
+    const ended = performance.now();
+    this.nextFlush = ended + Math.min(this.maxDelayMs, WAIT_PER_FLUSH_TIME * (ended - started));
+    this.onFlushed(writes);
+  };
+}
+
+/** The frames of one flush joined into one buffer, once per distinct sequence of frames. */
+export class JoinedFrames {
+  private readonly byFirst = new Map<
+    PreparedFrame,
+    Array<{ frames: PreparedFrame[]; wire: Buffer }>
+  >();
+
+  get(frames: PreparedFrame[]): Buffer {
+    if (frames.length === 1) return frames[0]!.wire;
+    let candidates = this.byFirst.get(frames[0]!);
+    if (!candidates) this.byFirst.set(frames[0]!, (candidates = []));
+    for (const candidate of candidates) {
+      if (candidate.frames.length !== frames.length) continue;
+      let same = true;
+      for (let i = 1; same && i < frames.length; i++) same = candidate.frames[i] === frames[i];
+      if (same) return candidate.wire;
+    }
+    const wire = Buffer.concat(frames.map((frame) => frame.wire));
+    // Sequences that differ (a reply to one client among the room's frames) are joined for their
+    // connection alone; a few are kept, so the search stays short however many there are.
+    if (candidates.length < 8) candidates.push({ frames, wire });
+    return wire;
+  }
+}
+
+/**
  * One WebSocket of the stream: who it is (after the auth frame), what it is subscribed to, and a
- * bounded send queue. Frames go to `ws`, whose `bufferedAmount` is what the client has not read
- * yet; past `maxBufferedBytes` the reader is too slow and is dropped (it reconnects and resumes with
- * `after`), so a stalled client never makes the server hold an unbounded backlog.
- *
- * Frames queued in one event-loop turn leave in one write: the socket is corked until the turn
- * ends, so a burst of events costs each client one system call instead of one per frame (the
- * `stream` benchmark's fan-out to 2,000 clients is bound by those calls).
+ * bounded send queue. Frames wait in `queue` until the flusher writes them (see FrameFlusher), and
+ * then in `ws`, whose `bufferedAmount` is what the client has not read yet; past `maxBufferedBytes`
+ * of both together the reader is too slow and is dropped (it reconnects and resumes with `after`),
+ * so a stalled client never makes the server hold an unbounded backlog.
  */
 export class StreamConnection {
   principal: Principal | undefined;
@@ -45,50 +120,53 @@ export class StreamConnection {
   /** A ping went out and no answer came yet. */
   pinged = false;
   closed = false;
+  private queue: PreparedFrame[] = [];
+  private queuedBytes = 0;
 
   constructor(
     readonly socket: WebSocket,
     private readonly maxBufferedBytes: number,
     private readonly onDropped: () => void,
+    private readonly flusher: FrameFlusher = new FrameFlusher(),
   ) {}
 
-  private corked = false;
-
-  /** Sends one text frame; false when the connection is gone or was dropped for being slow. */
+  /** Queues one text frame; false when the connection is gone or was dropped for being slow. */
   send(frame: Frame): boolean {
     if (this.closed || this.socket.readyState !== this.socket.OPEN) return false;
-    if (this.socket.bufferedAmount + frame.length > this.maxBufferedBytes) {
+    const prepared = typeof frame === "string" ? prepareTextFrame(frame) : frame;
+    if (this.socket.bufferedAmount + this.queuedBytes + prepared.length > this.maxBufferedBytes) {
       this.onDropped();
       this.close(CLOSE.tooSlow, "too slow: send queue full; reconnect and resume with after");
       return false;
     }
-    const { _socket: raw, _sender: sender } = this.socket as unknown as WsInternals;
-    if (!this.corked) {
-      if (raw) {
-        raw.cork();
-        this.corked = true;
-        setImmediate(() => {
-          this.corked = false;
-          raw.uncork();
-        });
-      }
-    }
-    if (typeof frame === "string") {
-      this.socket.send(frame);
-    } else if (raw && sender?._state === 0 && sender._queue?.length === 0) {
-      // ws writes each frame synchronously while its sender is idle (state 0, nothing queued: no
-      // compression, which the server never negotiates, and no Blob being read), so writing our
-      // prepared bytes here cannot interleave with one of its frames; bufferedAmount still counts
-      // them. On the stream benchmark this halved post-to-frame latency against ws.send().
-      raw.write(frame.wire);
-    } else {
-      this.socket.send(frame.wire.subarray(frame.wire.length - frame.length), { binary: false });
-    }
+    this.queue.push(prepared);
+    this.queuedBytes += prepared.length;
+    if (this.queue.length === 1) this.flusher.schedule(this);
     return true;
   }
 
   sendJson(frame: object): boolean {
     return this.send(JSON.stringify(frame));
+  }
+
+  /** Writes the queued frames (called by the flusher); gives the number of socket writes. */
+  flush(joined: JoinedFrames): number {
+    const frames = this.queue;
+    this.queue = [];
+    this.queuedBytes = 0;
+    if (frames.length === 0 || this.closed || this.socket.readyState !== this.socket.OPEN) return 0;
+    const { _socket: raw, _sender: sender } = this.socket as unknown as WsInternals;
+    if (raw && sender?._state === 0 && sender._queue?.length === 0) {
+      // ws writes each frame synchronously while its sender is idle (state 0, nothing queued: no
+      // compression, which the server never negotiates, and no Blob being read), so writing our
+      // prepared bytes here cannot interleave with one of its frames; bufferedAmount still counts
+      // them.
+      raw.write(joined.get(frames));
+      return 1;
+    }
+    for (const frame of frames)
+      this.socket.send(frame.wire.subarray(frame.wire.length - frame.length), { binary: false });
+    return frames.length;
   }
 
   /** Delivers a frame of a subscribed room, holding it back while the room is catching up. */
@@ -104,11 +182,13 @@ export class StreamConnection {
   }
 
   bufferedBytes(): number {
-    return this.closed ? 0 : this.socket.bufferedAmount;
+    return this.closed ? 0 : this.socket.bufferedAmount + this.queuedBytes;
   }
 
   close(code: number, reason: string): void {
     if (this.closed) return;
+    // What was queued before the close goes out before it (an error frame, say).
+    this.flush(new JoinedFrames());
     this.closed = true;
     this.socket.close(code, reason);
     // A peer that never answers the close handshake is cut off.

@@ -14,7 +14,7 @@ import {
   type RealtimeBus,
 } from "./realtime-bus.js";
 import { prepareTextFrame } from "./prepared-frame.js";
-import { StreamConnection, type Subscription } from "./stream-connection.js";
+import { FrameFlusher, StreamConnection, type Subscription } from "./stream-connection.js";
 import {
   AUTH_TIMEOUT_MS,
   CLOSE,
@@ -47,6 +47,8 @@ export interface StreamGatewayOptions {
   maxBufferedBytes?: number;
   /** Messages per query when resuming with `after`. */
   resumePageSize?: number;
+  /** The shortest time between two flushes of queued frames (FrameFlusher). Default: the config's. */
+  coalesceMs?: number;
 }
 
 /**
@@ -65,6 +67,7 @@ export class StreamGateway {
   private readonly history = new Map<number, number[]>();
   private readonly maxBufferedBytes: number;
   private readonly resumePageSize: number;
+  private readonly flusher: FrameFlusher;
   private pingTimer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -73,6 +76,9 @@ export class StreamGateway {
   ) {
     this.maxBufferedBytes = options.maxBufferedBytes ?? 4 * 1024 * 1024;
     this.resumePageSize = options.resumePageSize ?? 500;
+    this.flusher = new FrameFlusher(options.coalesceMs ?? ctx.config.streamCoalesceMs, (writes) =>
+      options.metrics.writes.inc(writes),
+    );
   }
 
   async start(): Promise<void> {
@@ -112,8 +118,11 @@ export class StreamGateway {
 
   /** A new socket: it has AUTH_TIMEOUT_MS to send a valid auth frame. */
   accept(socket: WebSocket): void {
-    const connection = new StreamConnection(socket, this.maxBufferedBytes, () =>
-      this.options.metrics.slowDropped.inc(),
+    const connection = new StreamConnection(
+      socket,
+      this.maxBufferedBytes,
+      () => this.options.metrics.slowDropped.inc(),
+      this.flusher,
     );
     if (socket.protocol !== STREAM_PROTOCOL) {
       connection.close(CLOSE.protocolError, `use the ${STREAM_PROTOCOL} subprotocol`);
@@ -413,7 +422,7 @@ export class StreamGateway {
   private broadcast(roomId: number, text: string, messageId?: number): void {
     const subscribers = this.rooms.get(roomId);
     if (!subscribers) return;
-    const frame = subscribers.size > 1 ? prepareTextFrame(text) : text;
+    const frame = prepareTextFrame(text);
     let sent = 0;
     for (const connection of subscribers) {
       connection.sendRoomFrame(roomId, frame, messageId);

@@ -3,6 +3,7 @@ import client from "prom-client";
 export interface StreamMetrics {
   readonly events: client.Counter<"event">;
   readonly framesSent: client.Counter;
+  readonly writes: client.Counter;
   readonly slowDropped: client.Counter;
   readonly deadDropped: client.Counter;
 }
@@ -50,6 +51,11 @@ export function createStreamMetrics(
     framesSent: new client.Counter({
       name: "parley_stream_frames_sent_total",
       help: "Room frames (events, presence) queued to live-stream connections",
+      registers: [registry],
+    }),
+    writes: new client.Counter({
+      name: "parley_stream_writes_total",
+      help: "Writes to live-stream sockets; each carries every frame its connection queued since the last",
       registers: [registry],
     }),
     slowDropped: new client.Counter({

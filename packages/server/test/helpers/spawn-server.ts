@@ -31,6 +31,10 @@ export interface SpawnOptions {
   env: Record<string, string>;
   /** Give up waiting for the "listening" line after this long. Default 20 s. */
   startTimeoutMs?: number;
+  /** Another build's dist/cli.js (a benchmark comparing two builds). Default: this package's. */
+  cli?: string;
+  /** Options for node itself, before the script (e.g. --cpu-prof). */
+  nodeArgs?: string[];
 }
 
 const running = new Set<ChildProcess>();
@@ -69,10 +73,11 @@ function baseEnv(): Record<string, string> {
 }
 
 export async function spawnServer(options: SpawnOptions): Promise<SpawnedServer> {
-  if (!fs.existsSync(CLI)) {
-    throw new Error(`${CLI} is missing: build the server first (npx tsc -b packages/server)`);
+  const cli = options.cli ?? CLI;
+  if (!fs.existsSync(cli)) {
+    throw new Error(`${cli} is missing: build the server first (npx tsc -b packages/server)`);
   }
-  const child = spawn(process.execPath, [CLI, "serve"], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), cli, "serve"], {
     env: {
       ...baseEnv(),
       // PostgreSQL needs a master key to wrap the generated keys it stores; the same for every

@@ -1,4 +1,4 @@
-import { convert } from "html-to-text";
+import { compile } from "html-to-text";
 import type { FormatCallback, HtmlToTextOptions } from "html-to-text";
 import { MAX_HTML_DEPTH } from "./sanitize-html.js";
 
@@ -54,7 +54,13 @@ const OPTIONS: HtmlToTextOptions = {
   ],
 };
 
+/**
+ * The options compiled once: `convert(html, options)` builds its selector decision tree on every
+ * call, which was most of the cost of rendering a short message (about 0.7 ms of each post).
+ */
+const convert = compile(OPTIONS);
+
 /** Plain-text representation of message HTML: no tags, links as `text (url)`, no line wrapping. */
 export function toPlainText(html: string): string {
-  return convert(html, OPTIONS).trim();
+  return convert(html).trim();
 }

@@ -1,7 +1,8 @@
 import { EventEmitter } from "node:events";
 import type { WebSocket } from "ws";
 import { describe, expect, it } from "vitest";
-import { StreamConnection } from "../../../src/realtime/stream-connection.js";
+import { FrameFlusher, StreamConnection } from "../../../src/realtime/stream-connection.js";
+import { prepareTextFrame } from "../../../src/realtime/prepared-frame.js";
 import { parseClientFrame } from "../../../src/realtime/stream-frames.js";
 
 /** A socket whose client reads nothing: every byte sent stays buffered. */
@@ -12,8 +13,8 @@ function stalledSocket() {
     bufferedAmount: 0,
     sent: [] as string[],
     closedWith: undefined as undefined | { code: number; reason: string },
-    send(frame: string) {
-      this.sent.push(frame);
+    send(frame: Buffer) {
+      this.sent.push(frame.toString());
       this.bufferedAmount += frame.length;
     },
     close(code: number, reason: string) {
@@ -29,9 +30,19 @@ describe("StreamConnection send queue", () => {
   it("drops a reader whose unread frames would pass the limit, and sends nothing more", () => {
     const socket = stalledSocket();
     let dropped = 0;
-    const connection = new StreamConnection(socket as unknown as WebSocket, 1_000, () => dropped++);
+    const flusher = new FrameFlusher();
+    const connection = new StreamConnection(
+      socket as unknown as WebSocket,
+      1_000,
+      () => dropped++,
+      flusher,
+    );
     const frame = "x".repeat(300);
-    expect([1, 2, 3].map(() => connection.send(frame))).toEqual([true, true, true]);
+    expect(connection.send(frame)).toBe(true);
+    flusher.flush();
+    // Queued and not yet written counts as unread too.
+    expect([2, 3].map(() => connection.send(frame))).toEqual([true, true]);
+    expect(socket.sent).toHaveLength(1);
     expect(connection.send(frame)).toBe(false);
     expect(socket.closedWith).toEqual({
       code: 1013,
@@ -39,14 +50,76 @@ describe("StreamConnection send queue", () => {
     });
     expect(dropped).toBe(1);
     expect(connection.send("y")).toBe(false);
+    // What was queued before the close went out before it.
     expect(socket.sent).toHaveLength(3);
+  });
+
+  it("writes what one turn queued after it, in order", async () => {
+    const socket = stalledSocket();
+    const flusher = new FrameFlusher(1_000);
+    const connection = new StreamConnection(
+      socket as unknown as WebSocket,
+      1_000_000,
+      () => {},
+      flusher,
+    );
+    connection.send("a");
+    connection.sendJson({ b: 1 });
+    expect(socket.sent).toEqual([]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(socket.sent).toEqual(["a", '{"b":1}']);
+    // A quick flush: the next frame waits three times nothing, not the 1 s maximum.
+    const queuedAt = performance.now();
+    connection.send("c");
+    while (socket.sent.length < 3) await new Promise((resolve) => setTimeout(resolve, 1));
+    expect(socket.sent).toEqual(["a", '{"b":1}', "c"]);
+    expect(performance.now() - queuedAt).toBeLessThan(500);
+  });
+
+  it("after a slow flush, waits three times its duration, at most the maximum", async () => {
+    const socket = stalledSocket();
+    const slowSend = socket.send.bind(socket);
+    socket.send = (frame: Buffer) => {
+      const until = performance.now() + 10;
+      while (performance.now() < until); // a write that takes 10 ms
+      slowSend(frame);
+    };
+    for (const [maxDelayMs, minimum, maximum] of [
+      [1_000, 28, 200],
+      [15, 13, 200],
+    ] as const) {
+      socket.sent = [];
+      const flusher = new FrameFlusher(maxDelayMs);
+      const connection = new StreamConnection(
+        socket as unknown as WebSocket,
+        1_000_000,
+        () => {},
+        flusher,
+      );
+      connection.send("a");
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(socket.sent).toEqual(["a"]);
+      const queuedAt = performance.now();
+      connection.send("b");
+      while (socket.sent.length < 2) await new Promise((resolve) => setTimeout(resolve, 1));
+      const waited = performance.now() - queuedAt;
+      expect(waited).toBeGreaterThanOrEqual(minimum);
+      expect(waited).toBeLessThan(maximum);
+    }
   });
 
   it("keeps a reader that reads: the limit is on unread bytes, not on the total", () => {
     const socket = stalledSocket();
-    const connection = new StreamConnection(socket as unknown as WebSocket, 1_000, () => {});
+    const flusher = new FrameFlusher();
+    const connection = new StreamConnection(
+      socket as unknown as WebSocket,
+      1_000,
+      () => {},
+      flusher,
+    );
     for (let i = 0; i < 100; i++) {
       expect(connection.send("x".repeat(300))).toBe(true);
+      flusher.flush();
       socket.bufferedAmount = 0; // the client read it
     }
     expect(socket.closedWith).toBeUndefined();
@@ -54,17 +127,71 @@ describe("StreamConnection send queue", () => {
 
   it("holds a catching-up room's frames and drops a resumed message's live copy once", () => {
     const socket = stalledSocket();
-    const connection = new StreamConnection(socket as unknown as WebSocket, 1_000_000, () => {});
+    const flusher = new FrameFlusher();
+    const connection = new StreamConnection(
+      socket as unknown as WebSocket,
+      1_000_000,
+      () => {},
+      flusher,
+    );
     connection.subscriptions.set(7, { roomId: 7, pending: [], replayed: undefined });
     connection.sendRoomFrame(7, "held", 1);
     connection.sendRoomFrame(8, "not subscribed");
+    flusher.flush();
     expect(socket.sent).toEqual([]);
     const subscription = connection.subscriptions.get(7)!;
     subscription.pending = undefined;
     subscription.replayed = new Set([2]);
     connection.sendRoomFrame(7, "late copy of 2", 2);
     connection.sendRoomFrame(7, "second live 2", 2);
+    flusher.flush();
     expect(socket.sent).toEqual(["second live 2"]);
+  });
+});
+
+describe("FrameFlusher", () => {
+  /** A ws socket as the fast path sees it: an idle sender and the TCP socket under it. */
+  function rawSocket() {
+    const writes: Buffer[] = [];
+    const socket = Object.assign(stalledSocket(), {
+      _sender: { _state: 0, _queue: [] },
+      _socket: { write: (bytes: Buffer) => writes.push(bytes) > 0 },
+    });
+    return { socket: socket as unknown as WebSocket, writes };
+  }
+
+  it("writes a connection's frames of one flush in one write, joined once for all alike", () => {
+    const flusher = new FrameFlusher();
+    const [a, b, c] = [rawSocket(), rawSocket(), rawSocket()];
+    const connections = [a, b, c].map(
+      ({ socket }) => new StreamConnection(socket, 1_000_000, () => {}, flusher),
+    );
+    const first = prepareTextFrame("first");
+    const second = prepareTextFrame("second");
+    for (const connection of connections) connection.send(first);
+    connections[0]!.send(second);
+    connections[1]!.send(second);
+    connections[2]!.send("only c");
+    flusher.flush();
+    expect(a.writes).toHaveLength(1);
+    expect(a.writes[0]).toBe(b.writes[0]);
+    expect(a.writes[0]).toEqual(Buffer.concat([first.wire, second.wire]));
+    expect(c.writes).toEqual([Buffer.concat([first.wire, prepareTextFrame("only c").wire])]);
+  });
+
+  it("writes each connection its own frames when their sequences differ", () => {
+    const flusher = new FrameFlusher();
+    const first = prepareTextFrame("first");
+    const clients = Array.from({ length: 20 }, () => rawSocket());
+    clients.forEach(({ socket }, i) => {
+      const connection = new StreamConnection(socket, 1_000_000, () => {}, flusher);
+      connection.send(first);
+      connection.send(`reply ${i}`);
+    });
+    flusher.flush();
+    clients.forEach(({ writes }, i) =>
+      expect(writes).toEqual([Buffer.concat([first.wire, prepareTextFrame(`reply ${i}`).wire])]),
+    );
   });
 });
 
