@@ -346,6 +346,14 @@ export const SETTINGS = {
     description:
       "The live stream pings idle sockets this often and drops one that has not answered the previous ping.",
   },
+  streamReauthenticateMs: {
+    env: "PARLEY_STREAM_REAUTHENTICATE_MS",
+    flag: "--stream-reauthenticate-ms",
+    kind: "int",
+    default: "30000",
+    description:
+      "How often the live stream checks again the token each open connection authenticated with: a connection whose token was revoked or expired, or whose user was disabled, deleted or changed role since, is closed with 4401.",
+  },
   streamCoalesceMs: {
     env: "PARLEY_STREAM_COALESCE_MS",
     flag: "--stream-coalesce-ms",

@@ -61,6 +61,7 @@ export interface Config {
   presenceHeartbeatMs: number;
   streamPingIntervalMs: number;
   streamCoalesceMs: number;
+  streamReauthenticateMs: number;
   logLevel: string;
 }
 

@@ -114,6 +114,8 @@ export class JoinedFrames {
  */
 export class StreamConnection {
   principal: Principal | undefined;
+  /** The token of the auth frame, checked again every PARLEY_STREAM_REAUTHENTICATE_MS. */
+  token: string | undefined;
   readonly subscriptions = new Map<number, Subscription>();
   /** Set by any frame or pong from the client; cleared by each heartbeat tick. */
   alive = true;

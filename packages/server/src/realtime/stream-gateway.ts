@@ -1,6 +1,7 @@
 import type { WebSocket } from "ws";
 import type { AppContext } from "../app-context.js";
 import { authenticateRequest } from "../auth/require-role.js";
+import { isAppError } from "../errors/app-error.js";
 import { findLiveRoom } from "../chat/room-access.js";
 import { isMember } from "../chat/rooms-repository.js";
 import { inSameCall } from "./calls-service.js";
@@ -69,6 +70,8 @@ export class StreamGateway {
   private readonly resumePageSize: number;
   private readonly flusher: FrameFlusher;
   private pingTimer: NodeJS.Timeout | undefined;
+  private reauthTimer: NodeJS.Timeout | undefined;
+  private reauthenticating: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly ctx: AppContext,
@@ -88,11 +91,17 @@ export class StreamGateway {
     );
     this.pingTimer = setInterval(() => this.pingIdle(), this.ctx.config.streamPingIntervalMs);
     this.pingTimer.unref();
+    this.reauthTimer = setInterval(() => {
+      this.reauthenticating = this.reauthenticateAll();
+    }, this.ctx.config.streamReauthenticateMs);
+    this.reauthTimer.unref();
   }
 
   /** Closes every socket (going away) and waits for the frames and presence writes in flight. */
   async stop(): Promise<void> {
     clearInterval(this.pingTimer);
+    clearInterval(this.reauthTimer);
+    await this.reauthenticating;
     for (const connection of this.connections)
       connection.close(CLOSE.goingAway, "server shutting down");
     for (const connection of [...this.connections]) this.remove(connection);
@@ -176,6 +185,7 @@ export class StreamGateway {
     }
     try {
       connection.principal = await authenticateRequest(this.ctx, `Bearer ${frame.token}`);
+      connection.token = frame.token;
     } catch {
       connection.close(CLOSE.unauthorized, "invalid token");
       return;
@@ -443,6 +453,38 @@ export class StreamGateway {
   }
 
   /** Pings sockets that sent nothing since the last tick; drops those that did not answer it. */
+  /**
+   * Checks again the token of every authenticated connection, as a request would be checked now:
+   * a token revoked (one token, or all of a user's), expired, or whose user was disabled, deleted
+   * or given another role closes its connections with 4401. Revocation has no event of its own, so
+   * this is how it reaches connections on every process; each distinct token is checked once per
+   * round, one after another, so a round costs the database one lookup per token, spread out.
+   */
+  private async reauthenticateAll(): Promise<void> {
+    const byToken = new Map<string, StreamConnection[]>();
+    for (const connection of this.connections) {
+      if (connection.closed || connection.token === undefined) continue;
+      const sharing = byToken.get(connection.token);
+      if (sharing) sharing.push(connection);
+      else byToken.set(connection.token, [connection]);
+    }
+    for (const [token, sharing] of byToken) {
+      let reason: string | undefined;
+      try {
+        await authenticateRequest(this.ctx, `Bearer ${token}`);
+      } catch (error) {
+        if (!isAppError(error) || error.code !== "unauthorized") {
+          // The database is unreachable: keep the connections, check again next round.
+          continue;
+        }
+        reason = error.message;
+      }
+      if (reason === undefined) continue;
+      for (const connection of sharing)
+        if (!connection.closed) connection.close(CLOSE.unauthorized, reason.slice(0, 120));
+    }
+  }
+
   private pingIdle(): void {
     for (const connection of [...this.connections]) {
       if (connection.closed) continue;

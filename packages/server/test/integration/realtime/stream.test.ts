@@ -541,3 +541,60 @@ describe("dead sockets", () => {
     await a.close();
   });
 });
+
+describeEachDialect("token revocation on the live stream on $name", (dialect) => {
+  let t: TestApp;
+  let origin: string;
+
+  beforeAll(async () => {
+    t = await createTestApp(dialect, { streamReauthenticateMs: 100 });
+    await t.app.listen({ port: 0, host: "127.0.0.1" });
+    origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  async function issueToken(userId: number): Promise<{ token: string; tokenId: string }> {
+    const res = await t.app.inject({
+      method: "POST",
+      url: `/api/admin/users/${userId}/tokens`,
+      headers: t.admin.headers,
+      payload: {},
+    });
+    expect(res.statusCode).toBe(201);
+    return res.json();
+  }
+
+  it("closes with 4401 the connections of a revoked token, and only those", async () => {
+    const user = await t.user("user", `revoked-${dialect.name}`);
+    const [first, second] = [await issueToken(user.id), await issueToken(user.id)];
+    // Opened first, so each round checks its token before the other's: the round that closes the
+    // revoked connection has already checked this one and kept it.
+    const keptSocket = await openAuthenticated(origin, second.token);
+    const revokedSocket = await openAuthenticated(origin, first.token);
+    const revoked = await t.app.inject({
+      method: "DELETE",
+      url: `/api/admin/tokens/${first.tokenId}`,
+      headers: t.admin.headers,
+    });
+    expect(revoked.statusCode).toBe(204);
+    const closed = await revokedSocket.closed;
+    expect(closed.code).toBe(4401);
+    keptSocket.send({ type: "ping" });
+    expect(await keptSocket.next()).toEqual({ type: "pong" });
+    await keptSocket.close();
+  });
+
+  it("closes with 4401 every connection of a user whose tokens were all revoked", async () => {
+    const user = await t.user("user", `revoke-all-${dialect.name}`);
+    const socket = await openAuthenticated(origin, user.token);
+    const res = await t.app.inject({
+      method: "POST",
+      url: `/api/admin/users/${user.id}/revoke-tokens`,
+      headers: t.admin.headers,
+    });
+    expect(res.statusCode).toBe(204);
+    expect((await socket.closed).code).toBe(4401);
+  });
+});
