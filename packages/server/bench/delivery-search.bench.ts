@@ -23,7 +23,7 @@ import {
 } from "../src/webhooks/outbound/admin-api/deliveries-service.js";
 import { DAY_MS as DAY, insertEndpoints, seedDeliveries } from "./seed-deliveries.js";
 
-const ROWS = Number(process.env.PARLEY_BENCH_SEARCH_ROWS ?? 1_000_000);
+export const SEARCH_ROWS = Number(process.env.PARLEY_BENCH_SEARCH_ROWS ?? 1_000_000);
 const ENDPOINTS = 20;
 const ROOMS = 500;
 const SEARCHES = 100;
@@ -74,10 +74,10 @@ async function postgresTarget(url: string): Promise<Target> {
 }
 
 /** The rows: 20 endpoints, 500 rooms, 30 days, the status mix of a long-running install. */
-async function generate(ctx: AppContext, start: number): Promise<void> {
+async function generate(ctx: AppContext, start: number, rows: number): Promise<void> {
   const ids = await insertEndpoints(ctx, ENDPOINTS, { enabled: true });
   await seedDeliveries(ctx, {
-    rows: ROWS,
+    rows,
     firstWebhookId: ids[0]!,
     endpoints: ENDPOINTS,
     start,
@@ -89,11 +89,11 @@ async function generate(ctx: AppContext, start: number): Promise<void> {
 
 const pick = (n: number) => 1 + Math.floor(Math.random() * n);
 
-async function benchTarget(target: Target): Promise<void> {
+async function benchTarget(target: Target, rows: number): Promise<void> {
   const { ctx } = target;
   const start = Date.now() - 30 * DAY;
   const generateStart = performance.now();
-  await generate(ctx, start);
+  await generate(ctx, start, rows);
   const generated = performance.now() - generateStart;
   const iso = (t: number) => new Date(t).toISOString();
   const searches: Array<[string, () => DeliverySearchQuery]> = [
@@ -105,9 +105,9 @@ async function benchTarget(target: Target): Promise<void> {
       () => ({ webhookId: pick(ENDPOINTS), status: "FAILED", limit: 50 }),
     ],
     ["event", () => ({ event: "ROOM_CREATED", limit: 50 })],
-    ["eventId", () => ({ eventId: `evt_${String(pick(ROWS)).padStart(26, "0")}`, limit: 50 })],
+    ["eventId", () => ({ eventId: `evt_${String(pick(rows)).padStart(26, "0")}`, limit: 50 })],
     ["roomId", () => ({ roomId: pick(ROOMS), limit: 50 })],
-    ["messageId", () => ({ messageId: 12 * pick(ROWS / 12), limit: 50 })],
+    ["messageId", () => ({ messageId: 12 * pick(rows / 12), limit: 50 })],
     [
       "roomId + time range (one day)",
       () => {
@@ -154,7 +154,7 @@ async function benchTarget(target: Target): Promise<void> {
   }
   all.sort((a, b) => a - b);
   console.log(
-    `\n${target.name}: delivery search at ${ROWS.toLocaleString("en")} deliveries ` +
+    `\n${target.name}: delivery search at ${rows.toLocaleString("en")} deliveries ` +
       `(generated in ${(generated / 1000).toFixed(1)} s): filtered search p95 ${pct(all, 95).toFixed(1)} ms ` +
       `(target < 50 ms) ${pct(all, 95) < 50 ? "met" : "MISSED"}`,
   );
@@ -165,7 +165,7 @@ function pct(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 }
 
-export async function runDeliverySearchBench(): Promise<void> {
+export async function runDeliverySearchBench(rows = SEARCH_ROWS): Promise<void> {
   const targets: Array<() => Promise<Target>> = [sqliteTarget];
   const url = process.env.PARLEY_TEST_DATABASE_URL || process.env.DATABASE_URL;
   if (url) targets.push(() => postgresTarget(url));
@@ -173,7 +173,7 @@ export async function runDeliverySearchBench(): Promise<void> {
   for (const open of targets) {
     const target = await open();
     try {
-      await benchTarget(target);
+      await benchTarget(target, rows);
     } finally {
       await target.cleanup();
     }
