@@ -472,9 +472,11 @@ async function steadyRun(side: ParleySide, options: DeliveryBenchOptions): Promi
   const last = samples.at(-1)!;
   const growth = last.rssMb - warm.rssMb;
   const grew = growth > 10 && growth / warm.rssMb > 0.1;
+  // The series is a saw-tooth (garbage collections): the peak shows how far one tooth reaches.
+  const peak = Math.max(...samples.filter((s) => s.at >= warm.at).map((s) => s.rssMb));
   console.log(
     `    RSS after warm-up: ${warm.rssMb.toFixed(0)} MB at ${warm.at.toFixed(0)} s -> ${last.rssMb.toFixed(0)} MB ` +
-      `at ${last.at.toFixed(0)} s (${growth >= 0 ? "+" : ""}${growth.toFixed(1)} MB): ` +
+      `at ${last.at.toFixed(0)} s (${growth >= 0 ? "+" : ""}${growth.toFixed(1)} MB; peak ${peak.toFixed(0)} MB): ` +
       `${grew ? "GREW (more than 10% and 10 MB)" : "flat (target: no growth after warm-up)"}`,
   );
 }
