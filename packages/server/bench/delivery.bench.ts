@@ -1,42 +1,88 @@
 /**
  * Delivery benchmark: events committed through the event spine, delivered by the real dispatcher
- * (claim, sign, send, record) to a loopback receiver answering 204.
+ * (claim, sign, send, record) to a loopback receiver answering 204, with one endpoint and the
+ * dispatcher's concurrency (16 in flight). Side by side in one run, in alternating rounds
+ * (medians printed):
  *
- *   burst   N events committed as fast as 4 writers can; deliveries/s from the first commit to
- *           the last arrival, and latency from each event's commit to its arrival;
- *   bare    the same receiver hit by a plain undici POST loop at the dispatcher's concurrency:
- *           the practical ceiling on this machine; the burst rate is reported as a share of it;
- *   steady  a fixed 500 events/s for 5 s: latency from commit to arrival (p50/p99);
- *   drain   N deliveries queued while no dispatcher ran, then one started: the engine's own rate
- *           and CPU per delivery, without the producer beside it.
+ *   bare      a plain undici POST loop to the same receiver at the same concurrency, signing the
+ *             same body: the practical ceiling on this machine;
+ *   drain     N deliveries queued while no dispatcher ran, then one started: the engine's own rate
+ *             and CPU per delivery, without the producer beside it;
+ *   burst     N complete chat posts (postMessage: validation, DLP, moderation, the message and its
+ *             MESSAGE_CREATED fan-out in one transaction) by `writers` concurrent writers while
+ *             the engine sends: deliveries/s from the first post to the last arrival, and latency
+ *             from each post's commit to its arrival;
+ *   graphile-worker 0.17 (PostgreSQL only), the same signed POST at the same concurrency, plain
+ *             and with its batching options: drain and burst of bare job inserts (see
+ *             graphile-worker-peer.ts).
+ *
+ * Then per database a steady run: posts at a fixed 500/s for `steadySeconds` (60 in `npm run
+ * bench`), commit-to-arrival p50/p99/max, and this process's RSS every 5 s; and what signing with
+ * both schemes plus custom headers costs against a plain endpoint.
  *
  * Runs on SQLite (a file in a temp dir, as `parley serve` uses it) and on PostgreSQL when
- * PARLEY_TEST_DATABASE_URL or DATABASE_URL is set (in a schema of its own, dropped afterwards).
- * Run: npm run bench -w @parley/server (or npx tsx bench/delivery.bench.ts).
+ * PARLEY_TEST_DATABASE_URL or DATABASE_URL is set (in schemas of their own, dropped afterwards).
+ * Run: npm run bench -w @parley/server, or
+ *   npx tsx bench/delivery.bench.ts [--events 5000] [--rounds 3] [--writers 16]
+ *     [--steady-seconds 60] [--steady-rate 500] [--quick]
  */
-import crypto from "node:crypto";
-import fs from "node:fs";
 import { fork } from "node:child_process";
+import { createRequire } from "node:module";
 import os from "node:os";
-import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { pathToFileURL } from "node:url";
-import pg from "pg";
+import { parseArgs } from "node:util";
 import { Agent, request } from "undici";
-import { createAppContext, type AppContext } from "../src/app-context.js";
-import { loadConfig } from "../src/config/load-config.js";
+import type { AppContext } from "../src/app-context.js";
 import { sealSecret } from "../src/config/secret-box.js";
-import { openDatabase } from "../src/db/open-database.js";
 import { createMetrics } from "../src/operations/metrics.js";
 import { createDeliveryMetrics } from "../src/webhooks/outbound/delivery-engine/delivery-metrics.js";
 import { createDispatcher } from "../src/webhooks/outbound/delivery-engine/create-dispatcher.js";
 import type { Dispatcher } from "../src/webhooks/outbound/delivery-engine/dispatcher.js";
 import { signPayload } from "../src/webhooks/outbound/delivery-engine/sign-payload.js";
+import {
+  benchDatabaseUrl,
+  createPostingRoom,
+  median,
+  openPostgresTarget,
+  openSqliteTarget,
+  percentile,
+  postOne,
+  type BenchTarget,
+  type PostingRoom,
+} from "./bench-targets.js";
+import { openGraphilePeer, type GraphilePeer } from "./graphile-worker-peer.js";
 
-const BURST_EVENTS = Number(process.env.BENCH_DELIVERY_EVENTS ?? 5_000);
-const STEADY_RATE = 500;
-const STEADY_SECONDS = 5;
-const PRODUCERS = 4;
+export interface DeliveryBenchOptions {
+  /** Deliveries per drain and per burst. */
+  events: number;
+  /** Alternating rounds of every participant's drain and burst; medians are printed. */
+  rounds: number;
+  /** Concurrent writers of the burst's posts (and of graphile-worker's job inserts). */
+  writers: number;
+  /** Length of the steady run on each database; 0 skips it. */
+  steadySeconds: number;
+  steadyRate: number;
+}
+
+export const DELIVERY_DEFAULTS: DeliveryBenchOptions = {
+  events: Number(process.env.BENCH_DELIVERY_EVENTS ?? 5_000),
+  rounds: 3,
+  writers: 16,
+  steadySeconds: 60,
+  steadyRate: 500,
+};
+
+/** For development: a minute or two instead of several. */
+export const DELIVERY_QUICK: DeliveryBenchOptions = {
+  ...DELIVERY_DEFAULTS,
+  events: 1_000,
+  rounds: 1,
+  steadySeconds: 10,
+};
+
+const RSS_SAMPLE_MS = 5_000;
+const SECRET = "bench-secret-0123456789";
 
 interface Receiver {
   url: string;
@@ -49,7 +95,8 @@ interface Receiver {
 
 /**
  * The receiver runs in a process of its own, as a real one would: it must not take CPU from the
- * dispatcher it measures. It answers 204, and reports each event key with its arrival time.
+ * dispatcher it measures. It answers 204, and reports each event key with its arrival time: the
+ * `username` of an ADMIN_USER_DISABLED event, "m" + the `messageId` of a MESSAGE_CREATED.
  */
 const RECEIVER_SOURCE = `
   const http = require("node:http");
@@ -59,8 +106,8 @@ const RECEIVER_SOURCE = `
     req.on("data", (chunk) => chunks.push(chunk));
     req.on("end", () => {
       const at = performance.timeOrigin + performance.now();
-      const key = /"username":"([^"]+)"/.exec(Buffer.concat(chunks).toString("utf8"));
-      batch.push(key ? key[1] : "", at);
+      const key = /"username":"([^"]+)"|"messageId":([0-9]+)/.exec(Buffer.concat(chunks).toString("utf8"));
+      batch.push(key ? key[1] || "m" + key[2] : "", at);
       res.writeHead(204).end();
     });
   });
@@ -123,11 +170,6 @@ async function startReceiver(): Promise<Receiver> {
 /** The shared wall clock of both processes, in ms with sub-ms precision. */
 const clock = () => performance.timeOrigin + performance.now();
 
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
-
 function latencies(commits: Map<string, number>, arrivals: Map<string, number>): number[] {
   const out: number[] = [];
   for (const [key, committed] of commits) {
@@ -138,81 +180,44 @@ function latencies(commits: Map<string, number>, arrivals: Map<string, number>):
 }
 
 const ms = (value: number) => `${value.toFixed(1)} ms`;
+const rate = (value: number) => value.toFixed(0);
+const pct = (value: number) => `${(value * 100).toFixed(0)}%`;
 
-interface Target {
-  name: string;
-  ctx: AppContext;
-  cleanup(): Promise<void>;
-}
-
-async function sqliteTarget(): Promise<Target> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "parley-bench-"));
-  const ctx = await createAppContext(benchConfig(dataDir, undefined));
-  return {
-    name: "SQLite",
-    ctx,
-    async cleanup() {
-      await ctx.database.close();
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}
-
-async function postgresTarget(url: string): Promise<Target> {
-  const schema = `bench_${crypto.randomBytes(4).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`CREATE SCHEMA ${schema}`);
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "parley-bench-"));
-  const database = openDatabase({ databaseUrl: url, pgSchema: schema });
-  const ctx = await createAppContext(benchConfig(dataDir, url), { database });
-  return {
-    name: "PostgreSQL",
-    ctx,
-    async cleanup() {
-      await ctx.database.close();
-      await admin.query(`DROP SCHEMA ${schema} CASCADE`);
-      await admin.end();
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}
-
-function benchConfig(dataDir: string, databaseUrl: string | undefined) {
-  return loadConfig(
-    {},
-    {
-      dataDir,
-      databaseUrl,
-      logLevel: "silent",
-      webhookAllowHttp: true,
-      webhookAllowPrivateNetworks: true,
-      webhookTimeoutMs: 5_000,
-      // PostgreSQL keeps generated keys in the database, wrapped by a master key from outside.
-      masterKey: crypto.randomBytes(32).toString("hex"),
-    },
-  );
-}
-
-async function addEndpoint(ctx: AppContext, url: string, secret: string): Promise<void> {
+async function addEndpoint(ctx: AppContext, url: string, secret: string): Promise<number> {
   const now = Date.now();
-  await ctx.db
+  const row = await ctx.db
     .insertInto("webhooks")
     .values({
       name: "bench",
       url,
       secret_ciphertext: sealSecret(ctx.keys.secretKey, secret),
-      events: JSON.stringify(["ADMIN_USER_DISABLED"]),
+      events: JSON.stringify(["ADMIN_USER_DISABLED", "MESSAGE_CREATED"]),
       enabled: 1,
       created_at: now,
       updated_at: now,
     })
-    .execute();
+    .returning("id")
+    .executeTakeFirstOrThrow();
+  return row.id;
 }
 
 function emit(ctx: AppContext, key: string): Promise<void> {
   return ctx.database.transaction((tx) =>
     tx.emit("ADMIN_USER_DISABLED", { username: key, adminActor: "bench" }),
+  );
+}
+
+/** Runs `work(i)` for i in [0, count) with `writers` of them in flight. */
+async function inParallel(
+  count: number,
+  writers: number,
+  work: (i: number) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(writers, count) }, async () => {
+      while (next < count) await work(next++);
+    }),
   );
 }
 
@@ -259,113 +264,220 @@ async function barePostRate(
   return { rate: (total / elapsed) * 1000, cpuMicros: (cpu.user + cpu.system) / total };
 }
 
-async function benchTarget(target: Target): Promise<void> {
-  const { ctx } = target;
+interface DrainResult {
+  rate: number;
+  cpuMicros: number;
+}
+interface BurstResult {
+  rate: number;
+  /** Posts (or job inserts) per second, the producer side alone. */
+  commitRate: number;
+  p50: number;
+  p99: number;
+}
+
+/** Parley on one database: its receiver, its endpoint, its room. */
+interface ParleySide {
+  target: BenchTarget;
+  receiver: Receiver;
+  room: PostingRoom;
+  endpointId: number;
+}
+
+function newDispatcher(ctx: AppContext): Dispatcher {
+  return createDispatcher(ctx, createDeliveryMetrics(ctx.db, createMetrics().registry, ctx.now));
+}
+
+async function openParleySide(open: () => Promise<BenchTarget>): Promise<ParleySide> {
+  const target = await open();
   const receiver = await startReceiver();
-  await addEndpoint(ctx, receiver.url, "bench-secret-0123456789");
-  const metrics = createDeliveryMetrics(ctx.db, createMetrics().registry, ctx.now);
-  const dispatcher: Dispatcher = createDispatcher(ctx, metrics);
+  const endpointId = await addEndpoint(target.ctx, receiver.url, SECRET);
+  const room = await createPostingRoom(target.ctx);
+  return { target, receiver, room, endpointId };
+}
+
+/** Connections, prepared plans, JIT: 500 posts delivered before anything is measured. */
+async function warmUp(side: ParleySide, writers: number): Promise<void> {
+  const dispatcher = newDispatcher(side.target.ctx);
   dispatcher.start();
-  // One endpoint: the per-endpoint cap is the concurrency that applies.
-  const concurrency = Math.min(
-    ctx.config.webhookConcurrency,
-    ctx.config.webhookPerEndpointConcurrency,
-  );
+  const base = side.receiver.count;
+  await inParallel(500, writers, async () => void (await postOne(side.target.ctx, side.room)));
+  await side.receiver.waitFor(base + 500, 120_000);
+  await dispatcher.stop();
+}
 
-  // Warm-up: connections, prepared plans, JIT.
-  for (let i = 0; i < 200; i++) await emit(ctx, `warm-${i}`);
-  await receiver.waitFor(200, 30_000);
-  await dispatcher.idle();
+/** A backlog queued while no dispatcher runs, then one started: the engine alone. */
+async function parleyDrain(
+  side: ParleySide,
+  tag: string,
+  options: DeliveryBenchOptions,
+): Promise<DrainResult> {
+  const { ctx } = side.target;
+  await inParallel(options.events, options.writers, (i) => emit(ctx, `${tag}-${i}`));
+  const dispatcher = newDispatcher(ctx);
+  const base = side.receiver.count;
+  const start = clock();
+  const cpu = process.cpuUsage();
+  dispatcher.start();
+  await side.receiver.waitFor(base + options.events, 300_000);
+  const elapsed = clock() - start;
+  const used = process.cpuUsage(cpu);
+  await dispatcher.stop();
+  return {
+    rate: (options.events / elapsed) * 1000,
+    cpuMicros: (used.user + used.system) / options.events,
+  };
+}
 
-  // Burst.
+/** Complete chat posts by concurrent writers while the engine sends: end to end. */
+async function parleyBurst(side: ParleySide, options: DeliveryBenchOptions): Promise<BurstResult> {
+  const { ctx } = side.target;
+  const { receiver } = side;
+  const dispatcher = newDispatcher(ctx);
+  dispatcher.start();
   const commits = new Map<string, number>();
   const base = receiver.count;
   const start = clock();
-  const cpuStart = process.cpuUsage();
-  // Several writers, as a server commits events from concurrent requests.
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: PRODUCERS }, async () => {
-      while (next < BURST_EVENTS) {
-        const key = `burst-${next++}`;
-        await emit(ctx, key);
-        commits.set(key, clock());
-      }
-    }),
-  );
+  await inParallel(options.events, options.writers, async () => {
+    const id = await postOne(ctx, side.room);
+    commits.set(`m${id}`, clock());
+  });
   const committed = clock();
-  await receiver.waitFor(base + BURST_EVENTS, 120_000);
-  const cpu = process.cpuUsage(cpuStart);
-  const cpuPerDelivery = (cpu.user + cpu.system) / BURST_EVENTS;
+  await receiver.waitFor(base + options.events, 300_000);
   const last = Math.max(...[...commits.keys()].map((key) => receiver.arrivals.get(key) ?? 0));
-  const elapsed = last - start;
-  const rate = (BURST_EVENTS / elapsed) * 1000;
-  const burstLatency = latencies(commits, receiver.arrivals);
-  await dispatcher.idle();
-
-  // The practical ceiling: a bare POST loop to the same receiver at the same concurrency.
-  const bare = await barePostRate(receiver.url, concurrency, Math.max(BURST_EVENTS, 5_000));
-
-  // Steady rate.
-  const steady = new Map<string, number>();
-  const total = STEADY_RATE * STEADY_SECONDS;
-  const steadyBase = receiver.count;
-  const steadyStart = clock();
-  const pending: Array<Promise<void>> = [];
-  for (let i = 0; i < total; i++) {
-    const due = steadyStart + (i * 1000) / STEADY_RATE;
-    const wait = due - clock();
-    if (wait > 1) await sleep(wait);
-    const key = `steady-${i}`;
-    // Each event on its own schedule: a slow commit must not hold back the next one.
-    pending.push(emit(ctx, key).then(() => void steady.set(key, clock())));
-  }
-  await Promise.all(pending);
-  await receiver.waitFor(steadyBase + total, 60_000);
-  const steadyLatency = latencies(steady, receiver.arrivals);
-
   await dispatcher.stop();
+  const lat = latencies(commits, receiver.arrivals);
+  for (const key of commits.keys()) receiver.arrivals.delete(key);
+  return {
+    rate: (options.events / (last - start)) * 1000,
+    commitRate: (options.events / (committed - start)) * 1000,
+    p50: percentile(lat, 50),
+    p99: percentile(lat, 99),
+  };
+}
 
-  // Drain: a backlog queued while no dispatcher ran, then one started: the engine alone, without
-  // the producer beside it.
-  for (let i = 0; i < BURST_EVENTS; i++) await emit(ctx, `drain-${i}`);
-  const drainer = createDispatcher(
-    ctx,
-    createDeliveryMetrics(ctx.db, createMetrics().registry, ctx.now),
-  );
-  const drainBase = receiver.count;
-  const drainStart = clock();
-  const drainCpu = process.cpuUsage();
-  drainer.start();
-  await receiver.waitFor(drainBase + BURST_EVENTS, 120_000);
-  const drainRate = (BURST_EVENTS / (clock() - drainStart)) * 1000;
-  const drainCpuUsed = process.cpuUsage(drainCpu);
-  const drainCpuPerDelivery = (drainCpuUsed.user + drainCpuUsed.system) / BURST_EVENTS;
-  await drainer.stop();
-  await receiver.close();
+interface Participant {
+  label: string;
+  warm(): Promise<void>;
+  drain(round: number): Promise<DrainResult>;
+  burst(round: number): Promise<BurstResult>;
+  drains: DrainResult[];
+  bursts: BurstResult[];
+}
 
-  console.log(`\n${target.name} (one endpoint, ${concurrency} deliveries in flight)`);
+function parleyParticipant(side: ParleySide, options: DeliveryBenchOptions): Participant {
+  return {
+    label: `Parley on ${side.target.name}`,
+    warm: () => warmUp(side, options.writers),
+    drain: (round) => parleyDrain(side, `drain-r${round}`, options),
+    burst: () => parleyBurst(side, options),
+    drains: [],
+    bursts: [],
+  };
+}
+
+function graphileParticipant(
+  peer: GraphilePeer,
+  version: string,
+  options: DeliveryBenchOptions,
+): Participant {
+  const keys = (what: string, round: number) =>
+    Array.from({ length: options.events }, (_, i) => `gw-${peer.mode}-${what}-r${round}-${i}`);
+  return {
+    label: `graphile-worker ${version}, ${peer.mode}`,
+    warm: () => peer.warm(),
+    drain: (round) => peer.drain(keys("drain", round)),
+    async burst(round) {
+      const result = await peer.burst(keys("burst", round), options.writers);
+      return {
+        rate: result.rate,
+        commitRate: result.insertRate,
+        p50: percentile(result.latencies, 50),
+        p99: percentile(result.latencies, 99),
+      };
+    },
+    drains: [],
+    bursts: [],
+  };
+}
+
+/**
+ * Posts at a fixed rate for `seconds`, each on its own schedule (a slow commit does not hold back
+ * the next); commit-to-arrival latency, and this process's RSS every 5 s. The bench's own
+ * bookkeeping is bounded (latencies in a preallocated array, matched keys dropped) so the RSS
+ * series shows the server code's memory, not the benchmark's.
+ */
+async function steadyRun(side: ParleySide, options: DeliveryBenchOptions): Promise<void> {
+  const { ctx } = side.target;
+  const { receiver } = side;
+  const perSecond = options.steadyRate;
+  const total = Math.round(perSecond * options.steadySeconds);
+  const dispatcher = newDispatcher(ctx);
+  dispatcher.start();
+  const commits = new Map<string, number>();
+  const lat = new Float64Array(total);
+  let matched = 0;
+  const match = () => {
+    for (const [key, committed] of commits) {
+      const arrived = receiver.arrivals.get(key);
+      if (arrived === undefined) continue;
+      lat[matched++] = arrived - committed;
+      commits.delete(key);
+      receiver.arrivals.delete(key);
+    }
+  };
+  const samples: Array<{ at: number; rssMb: number }> = [];
+  const start = clock();
+  const sampler = setInterval(() => {
+    match();
+    samples.push({ at: (clock() - start) / 1000, rssMb: process.memoryUsage.rss() / 2 ** 20 });
+  }, RSS_SAMPLE_MS);
+  const base = receiver.count;
+  let inFlight = 0;
+  let failed = 0;
+  let lastCommit = start;
+  for (let i = 0; i < total; i++) {
+    const wait = start + (i * 1000) / perSecond - clock();
+    if (wait > 1) await sleep(wait);
+    inFlight++;
+    postOne(ctx, side.room)
+      .then((id) => {
+        lastCommit = clock();
+        commits.set(`m${id}`, lastCommit);
+      })
+      .catch(() => failed++)
+      .finally(() => inFlight--);
+  }
+  while (inFlight > 0) await sleep(5);
+  const deadline = clock() + 120_000;
+  for (match(); commits.size > 0 && clock() < deadline; match()) await sleep(20);
+  clearInterval(sampler);
+  await dispatcher.stop();
+  // At least once: a delivery may arrive twice (it is counted, not matched, the second time).
+  const duplicates = receiver.count - base - matched;
+  const sorted = Array.from(lat.subarray(0, matched)).sort((a, b) => a - b);
+  const achieved = (total / (lastCommit - start)) * 1000;
   console.log(
-    `  burst of ${BURST_EVENTS}: committed in ${ms(committed - start)} (${((BURST_EVENTS / (committed - start)) * 1000).toFixed(0)} events/s); ` +
-      `delivered ${rate.toFixed(0)} deliveries/s end to end`,
+    `  steady ${perSecond} posts/s for ${options.steadySeconds} s (${rate(achieved)}/s committed): ` +
+      `commit -> arrival p50 ${ms(percentile(sorted, 50))}, p99 ${ms(percentile(sorted, 99))}, ` +
+      `max ${ms(sorted.at(-1) ?? NaN)} (${matched} of ${total} arrived` +
+      `${duplicates ? `, ${duplicates} twice` : ""}${failed ? `, ${failed} posts FAILED` : ""})`,
   );
+  if (samples.length === 0) return;
   console.log(
-    `    commit -> arrival: p50 ${ms(percentile(burstLatency, 50))}, p99 ${ms(percentile(burstLatency, 99))}`,
+    `    RSS every ${RSS_SAMPLE_MS / 1000} s (MB): ${samples.map((s) => s.rssMb.toFixed(0)).join(" ")}`,
   );
+  // After warm-up: the sample at 15 s when the run is long enough for one, else the first.
+  const warm = samples.find((s) => s.at >= 14.5 && options.steadySeconds >= 30) ?? samples[0]!;
+  const last = samples.at(-1)!;
+  const growth = last.rssMb - warm.rssMb;
+  const grew = growth > 10 && growth / warm.rssMb > 0.1;
+  // The series is a saw-tooth (garbage collections): the peak shows how far one tooth reaches.
+  const peak = Math.max(...samples.filter((s) => s.at >= warm.at).map((s) => s.rssMb));
   console.log(
-    `  bare undici POST loop: ${bare.rate.toFixed(0)} requests/s -> delivery at ${((rate / bare.rate) * 100).toFixed(0)}% of it`,
-  );
-  console.log(
-    `  CPU per delivery ${cpuPerDelivery.toFixed(0)} µs (commit included) vs ${bare.cpuMicros.toFixed(0)} µs per bare POST ` +
-      `-> ${((bare.cpuMicros / cpuPerDelivery) * 100).toFixed(0)}% (the ratio a busy machine does not skew)`,
-  );
-  console.log(
-    `  drain of ${BURST_EVENTS} queued: ${drainRate.toFixed(0)} deliveries/s, ${drainCpuPerDelivery.toFixed(0)} µs CPU each ` +
-      `-> ${((drainRate / bare.rate) * 100).toFixed(0)}% of the bare rate, ${((bare.cpuMicros / drainCpuPerDelivery) * 100).toFixed(0)}% of its CPU efficiency`,
-  );
-  console.log(
-    `  steady ${STEADY_RATE} events/s for ${STEADY_SECONDS} s: commit -> arrival p50 ${ms(percentile(steadyLatency, 50))}, ` +
-      `p99 ${ms(percentile(steadyLatency, 99))}, max ${ms(steadyLatency.at(-1) ?? NaN)}`,
+    `    RSS after warm-up: ${warm.rssMb.toFixed(0)} MB at ${warm.at.toFixed(0)} s -> ${last.rssMb.toFixed(0)} MB ` +
+      `at ${last.at.toFixed(0)} s (${growth >= 0 ? "+" : ""}${growth.toFixed(1)} MB; peak ${peak.toFixed(0)} MB): ` +
+      `${grew ? "GREW (more than 10% and 10 MB)" : "flat (target: no growth after warm-up)"}`,
   );
 }
 
@@ -375,10 +487,16 @@ async function benchTarget(target: Target): Promise<void> {
  * delivery), against the same endpoint plain. Alternated and best-of-3 each, so the machine's
  * other load weighs on both alike. Target: within 10% of the plain rate.
  */
-async function operatedOverhead(target: Target): Promise<void> {
-  const { ctx } = target;
+async function operatedOverhead(side: ParleySide, events: number): Promise<void> {
+  const { ctx } = side.target;
+  // The main endpoint steps aside: only this one receives.
+  await ctx.db
+    .updateTable("webhooks")
+    .set({ enabled: 0 })
+    .where("id", "=", side.endpointId)
+    .execute();
   const receiver = await startReceiver();
-  await addEndpoint(ctx, receiver.url, "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw");
+  const endpointId = await addEndpoint(ctx, receiver.url, "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw");
   const headers = sealSecret(
     ctx.keys.secretKey,
     JSON.stringify({
@@ -388,7 +506,6 @@ async function operatedOverhead(target: Target): Promise<void> {
     }),
   );
   const rounds = 3;
-  const events = 3_000;
   const best = { plain: 0, operated: 0 };
   for (let round = 0; round < rounds * 2; round++) {
     const mode = round % 2 === 0 ? "plain" : "operated";
@@ -399,12 +516,10 @@ async function operatedOverhead(target: Target): Promise<void> {
           ? { signature_scheme: "parley", headers_ciphertext: null }
           : { signature_scheme: "both", headers_ciphertext: headers },
       )
+      .where("id", "=", endpointId)
       .execute();
-    for (let i = 0; i < events; i++) await emit(ctx, `${mode}-${round}-${i}`);
-    const dispatcher = createDispatcher(
-      ctx,
-      createDeliveryMetrics(ctx.db, createMetrics().registry, ctx.now),
-    );
+    await inParallel(events, 16, (i) => emit(ctx, `${mode}-${round}-${i}`));
+    const dispatcher = newDispatcher(ctx);
     const base = receiver.count;
     const start = clock();
     dispatcher.start();
@@ -415,27 +530,177 @@ async function operatedOverhead(target: Target): Promise<void> {
   await receiver.close();
   const ratio = best.operated / best.plain;
   console.log(
-    `  signatureScheme both + 3 custom headers: ${best.operated.toFixed(0)} deliveries/s vs ${best.plain.toFixed(0)} plain ` +
-      `-> ${(ratio * 100).toFixed(0)}% (target >= 90%) ${ratio >= 0.9 ? "met" : "MISSED"}`,
+    `  signatureScheme both + 3 custom headers: ${rate(best.operated)} deliveries/s vs ${rate(best.plain)} plain ` +
+      `-> ${pct(ratio)} (target >= 90%) ${ratio >= 0.9 ? "met" : "MISSED"}`,
   );
 }
 
-export async function runDeliveryBench(): Promise<void> {
-  const targets: Array<() => Promise<Target>> = [sqliteTarget];
-  const url = process.env.PARLEY_TEST_DATABASE_URL || process.env.DATABASE_URL;
-  if (url) targets.push(() => postgresTarget(url));
-  else console.log("(PostgreSQL skipped: set PARLEY_TEST_DATABASE_URL or DATABASE_URL)");
-  for (const open of targets) {
-    const target = await open();
-    try {
-      await benchTarget(target);
-      await operatedOverhead(target);
-    } finally {
-      await target.cleanup();
+const verdict = (ok: boolean) => (ok ? "met" : "MISSED");
+
+function printSummary(
+  options: DeliveryBenchOptions,
+  bare: Array<{ rate: number; cpuMicros: number }>,
+  participants: Participant[],
+): void {
+  const bareRate = median(bare.map((b) => b.rate));
+  const bareCpu = median(bare.map((b) => b.cpuMicros));
+  const [l1, l5] = process.platform === "linux" ? osLoad() : [NaN, NaN];
+  console.log(
+    `\ndelivery, medians of ${options.rounds} round(s): ${options.events} per drain and burst, one endpoint, ` +
+      `16 in flight, ${options.writers} writers (load average ${l1.toFixed(1)} / ${l5.toFixed(1)})`,
+  );
+  console.log(
+    `  ${"".padEnd(36)} ${"drain/s".padStart(8)} ${"µs CPU".padStart(7)} ${"of bare".padStart(8)}` +
+      ` ${"burst/s".padStart(8)} ${"of bare".padStart(8)} ${"commits/s".padStart(9)} ${"p50".padStart(8)} ${"p99".padStart(9)}`,
+  );
+  console.log(
+    `  ${"bare undici POST loop (the limit)".padEnd(36)} ${rate(bareRate).padStart(8)} ${rate(bareCpu).padStart(7)} ${"100%".padStart(8)}`,
+  );
+  const summary = new Map<string, { drain: number; burst: number }>();
+  for (const p of participants) {
+    const drain = median(p.drains.map((d) => d.rate));
+    const cpu = median(p.drains.map((d) => d.cpuMicros));
+    const burst = median(p.bursts.map((b) => b.rate));
+    summary.set(p.label, { drain, burst });
+    console.log(
+      `  ${p.label.padEnd(36)} ${rate(drain).padStart(8)} ${rate(cpu).padStart(7)} ${pct(drain / bareRate).padStart(8)}` +
+        ` ${rate(burst).padStart(8)} ${pct(burst / bareRate).padStart(8)}` +
+        ` ${rate(median(p.bursts.map((b) => b.commitRate))).padStart(9)}` +
+        ` ${ms(median(p.bursts.map((b) => b.p50))).padStart(8)} ${ms(median(p.bursts.map((b) => b.p99))).padStart(9)}`,
+    );
+  }
+  console.log(
+    "  (Parley's burst: complete chat posts; graphile-worker's: bare job inserts. CPU: this process, per drained delivery)",
+  );
+  const sqlite = summary.get("Parley on SQLite");
+  const postgres = summary.get("Parley on PostgreSQL");
+  const batched = [...summary].find(([label]) => label.endsWith("batched"))?.[1];
+  const plain = [...summary].find(([label]) => label.endsWith("plain"))?.[1];
+  if (sqlite) {
+    const e2e = sqlite.burst / bareRate;
+    console.log(
+      `  SQLite end to end (burst) = ${pct(e2e)} of the bare loop (target >= 50%) ${verdict(e2e >= 0.5)}`,
+    );
+  }
+  if (sqlite && postgres) {
+    const drain = postgres.drain / sqlite.drain;
+    const burst = postgres.burst / sqlite.burst;
+    console.log(
+      `  PostgreSQL drain = ${pct(drain)} of SQLite's (target >= 80%) ${verdict(drain >= 0.8)}; ` +
+        `burst = ${pct(burst)} of SQLite's (target >= 50%) ${verdict(burst >= 0.5)}`,
+    );
+  }
+  if (postgres && batched && plain) {
+    const vsBatched = postgres.drain / batched.drain;
+    console.log(
+      `  PostgreSQL drain = ${pct(vsBatched)} of batched graphile-worker's (target >= 100%) ${verdict(vsBatched >= 1)}, ` +
+        `${pct(postgres.drain / plain.drain)} of plain; burst = ${pct(postgres.burst / batched.burst)} of batched, ` +
+        `${pct(postgres.burst / plain.burst)} of plain`,
+    );
+  }
+}
+
+function osLoad(): [number, number] {
+  const [one = NaN, five = NaN] = os.loadavg();
+  return [one, five];
+}
+
+export async function runDeliveryBench(
+  options: DeliveryBenchOptions = DELIVERY_DEFAULTS,
+): Promise<void> {
+  const url = benchDatabaseUrl();
+  if (!url) console.log("(PostgreSQL skipped: set PARLEY_TEST_DATABASE_URL or DATABASE_URL)");
+  const sides: ParleySide[] = [];
+  const peers: GraphilePeer[] = [];
+  try {
+    sides.push(await openParleySide(openSqliteTarget));
+    if (url) sides.push(await openParleySide(() => openPostgresTarget(url)));
+    const concurrency = Math.min(
+      sides[0]!.target.ctx.config.webhookConcurrency,
+      sides[0]!.target.ctx.config.webhookPerEndpointConcurrency,
+    );
+    const participants = sides.map((side) => parleyParticipant(side, options));
+    if (url) {
+      const version = (
+        createRequire(import.meta.url)("graphile-worker/package.json") as { version: string }
+      ).version;
+      const receiver = sides.at(-1)!.receiver;
+      for (const mode of ["plain", "batched"] as const) {
+        const peer = await openGraphilePeer({ databaseUrl: url, receiver, concurrency, mode });
+        peers.push(peer);
+        participants.push(graphileParticipant(peer, version, options));
+      }
+    }
+
+    for (const p of participants) await p.warm();
+    const bare: Array<{ rate: number; cpuMicros: number }> = [];
+    for (let round = 0; round < options.rounds; round++) {
+      // Each round starts with a different participant, so none always gets the warmer machine.
+      const order = participants.map((_, i) => participants[(i + round) % participants.length]!);
+      for (const p of order) {
+        const drain = await p.drain(round);
+        const burst = await p.burst(round);
+        p.drains.push(drain);
+        p.bursts.push(burst);
+        console.log(
+          `  round ${round + 1} ${p.label.padEnd(36)} drain ${rate(drain.rate).padStart(6)}/s, ` +
+            `burst ${rate(burst.rate).padStart(6)}/s (commits ${rate(burst.commitRate)}/s, p99 ${ms(burst.p99)})`,
+        );
+      }
+      const receiver = sides[0]!.receiver;
+      const before = receiver.count;
+      const b = await barePostRate(receiver.url, concurrency, options.events);
+      // Arrivals are reported every 5 ms: count them all before anything else measures.
+      await receiver.waitFor(before + options.events, 30_000);
+      bare.push(b);
+      console.log(`  round ${round + 1} ${"bare undici POST loop".padEnd(36)} ${rate(b.rate)}/s`);
+    }
+    printSummary(options, bare, participants);
+
+    for (const side of sides) {
+      console.log(`\n${side.target.name}`);
+      if (options.steadySeconds > 0) await steadyRun(side, options);
+      await operatedOverhead(side, Math.min(options.events, 3_000));
+    }
+  } finally {
+    for (const peer of peers) await peer.close();
+    for (const side of sides) {
+      await side.receiver.close();
+      await side.target.cleanup();
     }
   }
 }
 
+/** Options from the command line (`--quick` first, then the flags given). */
+export function deliveryOptionsFrom(values: {
+  quick?: boolean | undefined;
+  events?: string | undefined;
+  rounds?: string | undefined;
+  writers?: string | undefined;
+  "steady-seconds"?: string | undefined;
+  "steady-rate"?: string | undefined;
+}): DeliveryBenchOptions {
+  const base = values.quick ? DELIVERY_QUICK : DELIVERY_DEFAULTS;
+  const num = (value: string | undefined, fallback: number) =>
+    value === undefined ? fallback : Number(value);
+  return {
+    events: num(values.events, base.events),
+    rounds: num(values.rounds, base.rounds),
+    writers: num(values.writers, base.writers),
+    steadySeconds: num(values["steady-seconds"], base.steadySeconds),
+    steadyRate: num(values["steady-rate"], base.steadyRate),
+  };
+}
+
+export const DELIVERY_FLAGS = {
+  events: { type: "string" },
+  rounds: { type: "string" },
+  writers: { type: "string" },
+  "steady-seconds": { type: "string" },
+  "steady-rate": { type: "string" },
+} as const;
+
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  await runDeliveryBench();
+  const { values } = parseArgs({ options: { ...DELIVERY_FLAGS, quick: { type: "boolean" } } });
+  await runDeliveryBench(deliveryOptionsFrom(values));
 }

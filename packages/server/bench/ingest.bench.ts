@@ -7,6 +7,11 @@
 // every post also writes its delivery row in the same transaction. The dispatcher does not run.
 // SQLite always (a file in a temp dir); PostgreSQL too when PARLEY_TEST_DATABASE_URL is set.
 //
+// On PostgreSQL a third side is the database's own limit for this work: a raw `pg` loop running
+// the same room check + message + delivery insert as ONE prepared statement (a CTE over Parley's
+// real tables, made by its migrations in a scratch schema), with the pool Parley opens (10
+// connections) and as many requests in flight as autocannon keeps (--connections); no HTTP.
+//
 // Run: npx tsx packages/server/bench/ingest.bench.ts [--duration 10] [--connections 50] [--rounds 3]
 // (also part of `npm run bench -w @parley/server`, through bench/run-all.ts)
 import { fork, type ChildProcess } from "node:child_process";
@@ -19,10 +24,11 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import Fastify from "fastify";
 import pg from "pg";
-import { createAppContext } from "../src/app-context.js";
+import { createAppContext, type AppContext } from "../src/app-context.js";
 import { buildApp } from "../src/app.js";
 import { loadConfig } from "../src/config/load-config.js";
 import { openDatabase } from "../src/db/open-database.js";
+import { newEventIdPrefix } from "../src/events/event-id.js";
 import { createInboundWebhook } from "../src/webhooks/inbound/inbound-service.js";
 
 // autocannon ships no types; this is the part of its API used here.
@@ -51,7 +57,10 @@ interface Ready {
   path: string;
 }
 
-type Role = "bare" | "sqlite" | "postgres";
+type Role = "bare" | "sqlite" | "postgres" | "rawpg";
+
+/** Parley's PostgreSQL pool in this benchmark, and the raw loop's. */
+const PG_POOL_SIZE = 10;
 
 // ---------------------------------------------------------------- child side: one server
 
@@ -67,36 +76,11 @@ async function serveBare(): Promise<{ ready: Ready; close(): Promise<void> }> {
   return { ready: { port, path: "/api/public/webhooks/ingest/bare" }, close: () => app.close() };
 }
 
-async function serveParley(
-  dialect: "sqlite" | "postgres",
-): Promise<{ ready: Ready; close(): Promise<void> }> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "parley-bench-"));
-  const url = process.env.PARLEY_TEST_DATABASE_URL;
-  const schema = `bench_${crypto.randomBytes(4).toString("hex")}`;
-  if (dialect === "postgres") {
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    await client.query(`CREATE SCHEMA ${schema}`);
-    await client.end();
-  }
-  const database =
-    dialect === "postgres"
-      ? openDatabase({ databaseUrl: url, pgSchema: schema, poolSize: 10 })
-      : openDatabase({ sqlitePath: path.join(dataDir, "parley.db") });
-  const config = loadConfig(
-    {},
-    {
-      dataDir,
-      logLevel: "silent",
-      rateLimitWebhookIngest: "1000000000/1m",
-      // PostgreSQL keeps generated keys in the database, wrapped by a master key from outside.
-      masterKey: crypto.randomBytes(32).toString("hex"),
-    },
-  );
-  const ctx = await createAppContext(config, { database });
-  const app = await buildApp(ctx, { logger: false });
-  await app.listen({ port: 0, host: "127.0.0.1" });
-
+/**
+ * An admin, a room, an inbound webhook posting into it, and one enabled outbound endpoint
+ * subscribed to MESSAGE_CREATED (the dispatcher does not run: its rows stay queued).
+ */
+async function createPostingFixtures(ctx: AppContext) {
   const now = Date.now();
   const admin = await ctx.db
     .insertInto("users")
@@ -135,6 +119,41 @@ async function serveParley(
     })
     .execute();
 
+  return { token: hook.token, id: hook.id, roomId: room.id };
+}
+
+async function serveParley(
+  dialect: "sqlite" | "postgres",
+): Promise<{ ready: Ready; close(): Promise<void> }> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "parley-bench-"));
+  const url = process.env.PARLEY_TEST_DATABASE_URL;
+  const schema = `bench_${crypto.randomBytes(4).toString("hex")}`;
+  if (dialect === "postgres") {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    await client.query(`CREATE SCHEMA ${schema}`);
+    await client.end();
+  }
+  const database =
+    dialect === "postgres"
+      ? openDatabase({ databaseUrl: url, pgSchema: schema, poolSize: PG_POOL_SIZE })
+      : openDatabase({ sqlitePath: path.join(dataDir, "parley.db") });
+  const config = loadConfig(
+    {},
+    {
+      dataDir,
+      logLevel: "silent",
+      rateLimitWebhookIngest: "1000000000/1m",
+      // PostgreSQL keeps generated keys in the database, wrapped by a master key from outside.
+      masterKey: crypto.randomBytes(32).toString("hex"),
+    },
+  );
+  const ctx = await createAppContext(config, { database });
+  const app = await buildApp(ctx, { logger: false });
+  await app.listen({ port: 0, host: "127.0.0.1" });
+
+  const hook = await createPostingFixtures(ctx);
+
   const { port } = app.server.address() as { port: number };
   return {
     ready: { port, path: `/api/public/webhooks/ingest/${hook.token}` },
@@ -163,11 +182,135 @@ async function serveParley(
   };
 }
 
+/**
+ * The PostgreSQL limit for a post: the room check, the message and its delivery row for the
+ * enabled, subscribed endpoint (body built around the endpoint id, as Parley's fan-out does) in
+ * ONE statement, prepared once per connection (a named statement).
+ */
+const RAW_POST_SQL = `
+  WITH m AS (
+    INSERT INTO messages (room_id, sender_user_id, inbound_webhook_id, sender_display_name,
+      sender_avatar_url, content, content_format, moderation_status, created_at)
+    SELECT r.id, NULL, $2::bigint, $3::text, NULL, $4::text, 'markdown', 'none', $5::bigint
+    FROM rooms r
+    WHERE r.id = $1::bigint AND r.deleted_at IS NULL
+    RETURNING id, room_id, created_at
+  )
+  INSERT INTO webhook_deliveries (webhook_id, event, body, status, attempts, next_attempt_at,
+    locked_until, locked_by, last_response_status, created_at, updated_at, event_id, room_id,
+    message_id)
+  SELECT w.id, 'MESSAGE_CREATED',
+    $6::text || w.id::text || ',"data":{"roomId":' || m.room_id::text || ',"messageId":'
+      || m.id::text || ',"senderId":null,"timestamp":"' || $7::text || '","inboundWebhookId":'
+      || $2::text || '}}',
+    'PENDING', 0, m.created_at, NULL, NULL, NULL, m.created_at, m.created_at,
+    $8::text || lpad(w.id::text, 10, '0'), m.room_id, m.id
+  FROM m CROSS JOIN webhooks w
+  WHERE w.enabled = 1 AND strpos(w.events, '"MESSAGE_CREATED"') > 0`;
+
+interface RawLoop {
+  ready: Ready;
+  run(seconds: number, connections: number): Promise<Run>;
+  close(): Promise<void>;
+}
+
+/** Parley's tables (its migrations, in a scratch schema) and a raw pool: no HTTP, no Kysely. */
+async function serveRawPg(): Promise<RawLoop> {
+  const url = process.env.PARLEY_TEST_DATABASE_URL!;
+  const schema = `bench_raw_${crypto.randomBytes(4).toString("hex")}`;
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "parley-bench-"));
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`CREATE SCHEMA ${schema}`);
+  const database = openDatabase({ databaseUrl: url, pgSchema: schema, poolSize: 2 });
+  const config = loadConfig(
+    {},
+    { dataDir, logLevel: "silent", masterKey: crypto.randomBytes(32).toString("hex") },
+  );
+  const ctx = await createAppContext(config, { database });
+  const hook = await createPostingFixtures(ctx);
+  await database.close();
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: PG_POOL_SIZE,
+    options: `-c search_path=${schema}`,
+  });
+  const body = JSON.parse(BODY) as { content: string };
+  const post = () => {
+    const now = Date.now();
+    const head = JSON.stringify({
+      event: "MESSAGE_CREATED",
+      timestamp: new Date(now).toISOString(),
+    });
+    return pool.query({
+      name: "parley_post",
+      text: RAW_POST_SQL,
+      values: [
+        hook.roomId,
+        hook.id,
+        "CI",
+        body.content,
+        now,
+        `${head.slice(0, -1)},"webhookId":`,
+        new Date(now).toISOString(),
+        `evt_${newEventIdPrefix(now)}`,
+      ],
+    });
+  };
+  return {
+    ready: { port: 0, path: "" },
+    async run(seconds, connections) {
+      const times: number[] = [];
+      let errors = 0;
+      const end = performance.now() + seconds * 1000;
+      const start = performance.now();
+      await Promise.all(
+        Array.from({ length: connections }, async () => {
+          while (performance.now() < end) {
+            const t = performance.now();
+            try {
+              await post();
+              times.push(performance.now() - t);
+            } catch {
+              errors++;
+            }
+          }
+        }),
+      );
+      times.sort((a, b) => a - b);
+      return {
+        rps: (times.length / (performance.now() - start)) * 1000,
+        p99: Math.round(times[Math.floor(times.length * 0.99)] ?? NaN),
+        non2xx: 0,
+        errors,
+      };
+    },
+    async close() {
+      const { rows } = await pool.query<{ messages: string; deliveries: string }>(
+        "SELECT (SELECT count(*) FROM messages) AS messages, (SELECT count(*) FROM webhook_deliveries) AS deliveries",
+      );
+      process.send?.({
+        stored: { messages: Number(rows[0]?.messages), deliveries: Number(rows[0]?.deliveries) },
+      });
+      await pool.end();
+      await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await admin.end();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
 async function child(role: Role): Promise<void> {
-  const server = role === "bare" ? await serveBare() : await serveParley(role);
+  const raw = role === "rawpg" ? await serveRawPg() : undefined;
+  const server =
+    raw ?? (role === "bare" ? await serveBare() : await serveParley(role as "sqlite" | "postgres"));
   process.send!({ ready: server.ready });
   process.on("message", (message: unknown) => {
     if (message === "close") void server.close().then(() => process.exit(0));
+    const run = (message as { run?: { seconds: number; connections: number } }).run;
+    if (run && raw) {
+      void raw.run(run.seconds, run.connections).then((result) => process.send!({ result }));
+    }
   });
 }
 
@@ -180,16 +323,25 @@ interface Run {
   errors: number;
 }
 
-function start(
-  role: Role,
-): Promise<{ process: ChildProcess; ready: Ready; stored: Promise<unknown> }> {
+interface Server {
+  process: ChildProcess;
+  ready: Ready;
+  stored: Promise<unknown>;
+  /** The raw loop's next result (rawpg only). */
+  result(): Promise<Run>;
+}
+
+function start(role: Role): Promise<Server> {
   const proc = fork(fileURLToPath(import.meta.url), ["--serve", role], { stdio: "inherit" });
   let storedResolve: (value: unknown) => void = () => undefined;
   const stored = new Promise((resolve) => (storedResolve = resolve));
+  let resultResolve: (run: Run) => void = () => undefined;
+  const result = () => new Promise<Run>((resolve) => (resultResolve = resolve));
   return new Promise((resolve, reject) => {
-    proc.on("message", (message: { ready?: Ready; stored?: unknown }) => {
-      if (message.ready) resolve({ process: proc, ready: message.ready, stored });
+    proc.on("message", (message: { ready?: Ready; stored?: unknown; result?: Run }) => {
+      if (message.ready) resolve({ process: proc, ready: message.ready, stored, result });
       if (message.stored) storedResolve(message.stored);
+      if (message.result) resultResolve(message.result);
     });
     proc.once("exit", (code) => {
       storedResolve(undefined);
@@ -205,9 +357,15 @@ async function stop(server: { process: ChildProcess }): Promise<void> {
   });
 }
 
-async function load(ready: Ready, seconds: number, connections: number): Promise<Run> {
+async function load(server: Server, seconds: number, connections: number): Promise<Run> {
+  if (!server.ready.path) {
+    // The raw loop runs in its own process; ask it and wait for its count.
+    const result = server.result();
+    server.process.send({ run: { seconds, connections } });
+    return result;
+  }
   const result = await autocannon({
-    url: `http://127.0.0.1:${ready.port}${ready.path}`,
+    url: `http://127.0.0.1:${server.ready.port}${server.ready.path}`,
     method: "POST",
     headers: { "content-type": "application/json" },
     body: BODY,
@@ -228,22 +386,24 @@ const median = (values: number[]) => {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 };
 
+type Side = "bare" | "parley" | "raw";
+
 async function compare(dialect: "sqlite" | "postgres", options: IngestBenchOptions) {
-  const bare = await start("bare");
-  const parley = await start(dialect);
-  const runs: Record<"bare" | "parley", Run[]> = { bare: [], parley: [] };
+  const servers: Partial<Record<Side, Server>> = {};
+  const runs: Record<Side, Run[]> = { bare: [], parley: [], raw: [] };
+  // The bare route is the HTTP limit on both; on PostgreSQL the raw loop is the database's.
+  const sides: Side[] = dialect === "postgres" ? ["parley", "bare", "raw"] : ["parley", "bare"];
   try {
+    for (const side of sides) {
+      servers[side] = await start(side === "bare" ? "bare" : side === "raw" ? "rawpg" : dialect);
+    }
     // A short warm-up of each (JIT, SQLite page cache, pool connections), not counted.
-    await load(bare.ready, 2, options.connections);
-    await load(parley.ready, 2, options.connections);
+    for (const side of sides) await load(servers[side]!, 2, options.connections);
     for (let round = 0; round < options.rounds; round++) {
-      const order = round % 2 === 0 ? (["parley", "bare"] as const) : (["bare", "parley"] as const);
+      // Each round starts with a different side, so none always gets the warmer machine.
+      const order = sides.map((_, i) => sides[(i + round) % sides.length]!);
       for (const side of order) {
-        const run = await load(
-          side === "bare" ? bare.ready : parley.ready,
-          options.duration,
-          options.connections,
-        );
+        const run = await load(servers[side]!, options.duration, options.connections);
         runs[side].push(run);
         console.log(
           `  ${dialect} round ${round + 1} ${side.padEnd(6)} ${run.rps.toFixed(0).padStart(7)} req/s  p99 ${String(run.p99).padStart(4)} ms` +
@@ -252,21 +412,28 @@ async function compare(dialect: "sqlite" | "postgres", options: IngestBenchOptio
       }
     }
   } finally {
-    await stop(bare);
-    await stop(parley);
+    for (const server of Object.values(servers)) await stop(server);
   }
-  const stored = (await parley.stored) as { messages: number; deliveries: number } | undefined;
+  const stored = (await servers.parley?.stored) as
+    { messages: number; deliveries: number } | undefined;
+  const rawStored = (await servers.raw?.stored) as
+    { messages: number; deliveries: number } | undefined;
   const parleyRps = median(runs.parley.map((r) => r.rps));
   const bareRps = median(runs.bare.map((r) => r.rps));
+  const rawRps = runs.raw.length ? median(runs.raw.map((r) => r.rps)) : undefined;
   return {
     dialect,
     parleyRps,
     parleyP99: median(runs.parley.map((r) => r.p99)),
     bareRps,
     bareP99: median(runs.bare.map((r) => r.p99)),
+    rawRps,
+    rawP99: runs.raw.length ? median(runs.raw.map((r) => r.p99)) : undefined,
     ratio: parleyRps / bareRps,
     failures: runs.parley.reduce((n, r) => n + r.non2xx + r.errors, 0),
+    rawFailures: runs.raw.reduce((n, r) => n + r.errors, 0),
     stored,
+    rawStored,
   };
 }
 
@@ -309,6 +476,19 @@ export async function runIngestBench(
           : "") +
         (r.failures ? `; ${r.failures} FAILED requests` : ""),
     );
+    if (r.rawRps !== undefined) {
+      const share = r.parleyRps / r.rawRps;
+      console.log(
+        `  ${`raw pg loop, 1 statement`.padEnd(28)} ${r.rawRps.toFixed(0).padStart(7)}  ${String(r.rawP99).padStart(6)}`,
+      );
+      console.log(
+        `  Parley's PostgreSQL ingest = ${(share * 100).toFixed(0)}% of the raw pg loop (target >= 50%) ${share >= 0.5 ? "met" : "MISSED"}` +
+          (r.rawStored
+            ? `; the loop stored ${r.rawStored.messages} messages, ${r.rawStored.deliveries} deliveries`
+            : "") +
+          (r.rawFailures ? `; ${r.rawFailures} FAILED statements` : ""),
+      );
+    }
   }
 }
 

@@ -1,17 +1,74 @@
-/** Every benchmark of the server, one after the other: `npm run bench -w @parley/server`. */
+/**
+ * Every benchmark of the server, one after the other: `npm run bench -w @parley/server`.
+ *
+ *   --quick                 shorter runs of everything (development; the figures are rougher)
+ *   --steady-seconds N      the delivery benchmark's steady run on each database (default 60)
+ *   --skip-large-table      leave out the 1,000,000-row delivery table benchmark
+ *   --only a,b              only these (delivery, delivery-search, ingest, large-table, stream)
+ *
+ * The same from the environment, for `npm run bench` at the root (which passes no flags):
+ * PARLEY_BENCH_QUICK=1, PARLEY_BENCH_STEADY_SECONDS=N, PARLEY_BENCH_SKIP_LARGE_TABLE=1,
+ * PARLEY_BENCH_ONLY=a,b.
+ */
+import os from "node:os";
+import { parseArgs } from "node:util";
 import { runDeliverySearchBench } from "./delivery-search.bench.js";
-import { runDeliveryBench } from "./delivery.bench.js";
+import { deliveryOptionsFrom, runDeliveryBench } from "./delivery.bench.js";
 import { runIngestBench } from "./ingest.bench.js";
+import { largeTableOptionsFrom, runLargeTableBench } from "./large-table.bench.js";
 import { runStreamBench } from "./stream.bench.js";
 
+const { values } = parseArgs({
+  options: {
+    quick: { type: "boolean" },
+    "steady-seconds": { type: "string" },
+    "skip-large-table": { type: "boolean" },
+    only: { type: "string" },
+  },
+});
+const env = process.env;
+const quick = values.quick || env.PARLEY_BENCH_QUICK === "1";
+const steadySeconds = values["steady-seconds"] ?? env.PARLEY_BENCH_STEADY_SECONDS;
+const skipLargeTable = values["skip-large-table"] || env.PARLEY_BENCH_SKIP_LARGE_TABLE === "1";
+const only = (values.only ?? env.PARLEY_BENCH_ONLY)?.split(",").map((name) => name.trim());
+
 const benchmarks: Array<[name: string, run: () => Promise<void>]> = [
-  ["delivery", runDeliveryBench],
-  ["delivery search", runDeliverySearchBench],
-  ["ingest", () => runIngestBench()],
-  ["stream", async () => void (await runStreamBench())],
+  [
+    "delivery",
+    () => runDeliveryBench(deliveryOptionsFrom({ quick, "steady-seconds": steadySeconds })),
+  ],
+  ["delivery-search", () => runDeliverySearchBench(quick ? 100_000 : undefined)],
+  [
+    "ingest",
+    () =>
+      runIngestBench(
+        quick
+          ? { duration: 3, connections: 50, rounds: 1 }
+          : { duration: 10, connections: 50, rounds: 3 },
+      ),
+  ],
+  ["large-table", () => runLargeTableBench(largeTableOptionsFrom({ quick }))],
+  [
+    "stream",
+    () =>
+      runStreamBench(
+        quick ? { clients: 500, rate: 100, seconds: 3 } : { clients: 2000, rate: 200, seconds: 5 },
+      ).then(() => undefined),
+  ],
 ];
 
+const started = performance.now();
 for (const [name, run] of benchmarks) {
-  console.log(`\n=== ${name} ===`);
+  if (only && !only.includes(name)) continue;
+  if (name === "large-table" && skipLargeTable) {
+    console.log(`\n=== ${name}: skipped (--skip-large-table) ===`);
+    continue;
+  }
+  const [load1, load5] = os.loadavg();
+  console.log(
+    `\n=== ${name} === (load average ${load1!.toFixed(1)} / ${load5!.toFixed(1)}, ` +
+      `${((performance.now() - started) / 60_000).toFixed(1)} min in)`,
+  );
   await run();
 }
+console.log(`\nall benchmarks: ${((performance.now() - started) / 60_000).toFixed(1)} min`);
