@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { sql, type Kysely } from "kysely";
 import type { AppContext } from "../../../app-context.js";
 import type { Database } from "../../../db/schema.js";
@@ -8,7 +9,7 @@ const JOB_NAME = "delivery-retention";
 /** PostgreSQL advisory lock key of the job (any constant bigint; "parley" + 1 in ASCII). */
 const ADVISORY_KEY = 0x7061726c657901n;
 /** Rows deleted per statement: short write locks, so deliveries keep flowing meanwhile. */
-const BATCH = 1_000;
+export const RETENTION_BATCH = 500;
 
 export interface RetentionRun {
   /** False when another process held the job's lock. */
@@ -29,8 +30,14 @@ export interface RetentionRun {
  */
 export async function runDeliveryRetention(
   ctx: Pick<AppContext, "db" | "dialect">,
-  options: { retentionDays: number; now: number },
+  options: {
+    retentionDays: number;
+    now: number;
+    /** Checked between batches: true ends the run early (the rest waits for the next run). */
+    stopping?: () => boolean;
+  },
 ): Promise<RetentionRun> {
+  const stopping = options.stopping ?? (() => false);
   const cutoff = options.now - options.retentionDays * DAY_MS;
   if (ctx.dialect === "postgres") {
     return ctx.db.connection().execute(async (conn) => {
@@ -39,7 +46,7 @@ export async function runDeliveryRetention(
       `.execute(conn);
       if (!rows[0]?.locked) return { ran: false, deleted: 0 };
       try {
-        return { ran: true, deleted: await deleteFinishedBefore(conn, cutoff) };
+        return { ran: true, deleted: await deleteFinishedBefore(conn, cutoff, stopping) };
       } finally {
         await sql`SELECT pg_advisory_unlock(${ADVISORY_KEY.toString()}::bigint)`.execute(conn);
       }
@@ -58,7 +65,7 @@ export async function runDeliveryRetention(
   `.execute(ctx.db);
   if (taken.rows.length === 0) return { ran: false, deleted: 0 };
   try {
-    return { ran: true, deleted: await deleteFinishedBefore(ctx.db, cutoff) };
+    return { ran: true, deleted: await deleteFinishedBefore(ctx.db, cutoff, stopping) };
   } finally {
     await ctx.db
       .updateTable("job_locks")
@@ -68,9 +75,20 @@ export async function runDeliveryRetention(
   }
 }
 
-async function deleteFinishedBefore(db: Kysely<Database>, cutoff: number): Promise<number> {
+/**
+ * Deletes in batches of RETENTION_BATCH rows, each batch followed by a pause as long as the batch
+ * took: the clean-up gets at most about half of the database's time, and the event loop runs
+ * between batches. That matters most on SQLite, whose driver is synchronous: without the pause a
+ * deletion of a million rows would hold the process (HTTP included) until the last batch.
+ */
+async function deleteFinishedBefore(
+  db: Kysely<Database>,
+  cutoff: number,
+  stopping: () => boolean,
+): Promise<number> {
   let deleted = 0;
   for (;;) {
+    const started = performance.now();
     const result = await db
       .deleteFrom("webhook_deliveries")
       .where(
@@ -81,12 +99,13 @@ async function deleteFinishedBefore(db: Kysely<Database>, cutoff: number): Promi
           .select("id")
           .where("created_at", "<", cutoff)
           .where("status", "in", ["SUCCESS", "EXHAUSTED"])
-          .limit(BATCH),
+          .limit(RETENTION_BATCH),
       )
       .executeTakeFirst();
     const count = Number(result.numDeletedRows);
     deleted += count;
-    if (count < BATCH) return deleted;
+    if (count < RETENTION_BATCH || stopping()) return deleted;
+    await sleep(Math.max(1, performance.now() - started));
   }
 }
 
@@ -111,6 +130,7 @@ export function startRetentionJob(
     running = runDeliveryRetention(ctx, {
       retentionDays: ctx.config.deliveryRetentionDays,
       now: ctx.now(),
+      stopping: () => stopped,
     })
       .then((result) => {
         if (result.deleted > 0) {
