@@ -146,7 +146,8 @@ export interface ParleyDatabase extends DatabaseConnection {
    * deliveries of its event commit together or not at all, and after the commit the dispatchers
    * are woken. The live stream's notification is part of the statement, so it is heard only if it
    * commits. Statements that arrive together share one transaction and one commit (group commit,
-   * StatementBatcher); one arriving alone is its own transaction, in one round trip.
+   * StatementBatcher), as ONE statement when they have a `combined` form; one arriving alone is
+   * its own transaction, in one round trip.
    */
   statement<Row, T>(unit: StatementUnit<Row, T>): Promise<T>;
 }
