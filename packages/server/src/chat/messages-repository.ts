@@ -262,6 +262,67 @@ export interface PostMessageAnswer {
   created_at: number | null;
 }
 
+/**
+ * Many posts as one PostgreSQL statement (the combined form of POST_MESSAGE_CTES, see
+ * StatementBatcher): the same checks per post over "input" (one row per post, columns
+ * POST_MESSAGE_COLUMNS), the message ids drawn in the posts' order, then the messages of the posts
+ * whose checks passed, and the "emitting" rows (the posts into rooms). A refused post inserts
+ * nothing and its answer row says why (id null), as in the single form.
+ */
+export const POST_MESSAGE_BATCH_CTES = `"checked" as (
+  select i."ord", r."kind", (r."id" is not null and r."deleted_at" is null) as "room_open",
+    (r."id" is not null and r."deleted_at" is null
+      and (i."sender_user_id" is null or exists (
+        select 1 from "room_members" m
+        where m."room_id" = i."room_id" and m."user_id" = i."sender_user_id"))
+      and (i."token_hash" is null or exists (
+        select 1 from "inbound_webhooks" w
+        where w."id" = i."inbound_webhook_id" and w."token_hash" = i."token_hash"
+          and w."enabled" = 1))) as "allowed"
+  from "input" i left join "rooms" r on r."id" = i."room_id"),
+"ids" as (
+  select c."ord", nextval('"messages_id_seq"') as "id" from "checked" c
+  where c."allowed" order by c."ord"),
+"message" as (
+  insert into "messages" ("id", "room_id", "sender_user_id", "inbound_webhook_id",
+    "sender_display_name", "sender_avatar_url", "content", "content_format", "moderation_status",
+    "created_at")
+  select d."id", i."room_id", i."sender_user_id", i."inbound_webhook_id", i."sender_display_name",
+    i."sender_avatar_url", i."content", i."content_format", 'none', i."created_at"
+  from "ids" d join "input" i on i."ord" = d."ord"
+  returning "id", "created_at"),
+"emitting" as (
+  select d."ord", d."id" from "ids" d join "checked" c on c."ord" = d."ord"
+  where c."kind" = 'room')`;
+
+/** The combined form's answer: POST_MESSAGE_ANSWER's columns, one row per post ("ord"). */
+export const POST_MESSAGE_BATCH_ANSWER = `select c."ord", c."room_open", m."id", m."created_at"
+  from "checked" c left join "ids" d on d."ord" = c."ord" left join "message" m on m."id" = d."id"`;
+
+/** The columns of the combined form's "input" and their types: postStatementValues, in order. */
+export const POST_MESSAGE_COLUMNS = [
+  "room_id",
+  "sender_user_id",
+  "inbound_webhook_id",
+  "sender_display_name",
+  "sender_avatar_url",
+  "content",
+  "content_format",
+  "created_at",
+  "token_hash",
+] as const;
+export const POST_MESSAGE_TYPES = [
+  "bigint",
+  "bigint",
+  "bigint",
+  "text",
+  "text",
+  "text",
+  "text",
+  "bigint",
+  "text",
+] as const;
+
 /** The values of POST_MESSAGE_CTES, in order. */
 export function postStatementValues(
   message: Omit<NewMessage, "moderation_status">,

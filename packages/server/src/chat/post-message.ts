@@ -15,6 +15,10 @@ import {
   insertMessageRow,
   isMemberForPost,
   POST_MESSAGE_ANSWER,
+  POST_MESSAGE_BATCH_ANSWER,
+  POST_MESSAGE_BATCH_CTES,
+  POST_MESSAGE_COLUMNS,
+  POST_MESSAGE_TYPES,
   POST_MESSAGE_CTES,
   postStatementValues,
   type NewMessage,
@@ -157,6 +161,12 @@ export async function postMessage(
       ctes: POST_MESSAGE_CTES,
       values: postStatementValues(row(now), tokenHash),
       answer: POST_MESSAGE_ANSWER,
+      combined: {
+        columns: POST_MESSAGE_COLUMNS,
+        types: POST_MESSAGE_TYPES,
+        ctes: POST_MESSAGE_BATCH_CTES,
+        answer: POST_MESSAGE_BATCH_ANSWER,
+      },
       emit: {
         event: "MESSAGE_CREATED",
         data: (messageId) =>

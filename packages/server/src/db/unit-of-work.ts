@@ -6,7 +6,7 @@ import { TransactionBatcher } from "./batched-transactions.js";
 import type { DialectName } from "./dialect.js";
 import type { DatabaseConnection } from "./open-database.js";
 import type { Database } from "./schema.js";
-import { StatementBatcher, type NamedStatement } from "./statement-batcher.js";
+import { StatementBatcher, type CombinedForm, type NamedStatement } from "./statement-batcher.js";
 
 /** One delivery to one endpoint, outside the subscriptions (the test event, a redelivery). */
 export interface SingleDelivery {
@@ -58,6 +58,12 @@ export interface Outbox {
     data: EventDataMap[E],
     firstParam: number,
   ): StatementEmit;
+  /** The same for a statement that runs several units at once (one event's data per unit). */
+  emitInBatchStatement<E extends EventName>(
+    event: E,
+    datas: ReadonlyArray<EventDataMap[E]>,
+    firstParam: number,
+  ): StatementEmit;
   /** After a commit: `events` were emitted and `queued` deliveries became due. */
   committed(events: ReadonlyArray<CommittedEvent>, queued: number): void;
 }
@@ -92,6 +98,28 @@ export interface StatementUnit<Row, T> {
    * unit's result, or throws the error of a refusal (the statement wrote nothing).
    */
   settle(row: Row & { emitted_id: number | null }): T;
+  /**
+   * The same unit as one row of a statement that runs many units of this name at once, when the
+   * units that arrive together are combined (see StatementBatcher): their values become arrays,
+   * unnested into the CTE "input" (one row per unit, in order). Its text must be fixed too.
+   */
+  combined?: CombinedStatement;
+}
+
+/** The combined form of a StatementUnit. */
+export interface CombinedStatement {
+  /** The columns of "input", one per value of `values`, in order; "input" adds "ord" (from 1). */
+  columns: ReadonlyArray<string>;
+  /** The PostgreSQL types of `values`, in order (each is sent as an array of it). */
+  types: ReadonlyArray<string>;
+  /**
+   * CTEs over "input" that run every unit at once, with the checks of each, writing nothing for a
+   * unit whose checks fail. When `emit` is given, the last one is named "emitting", with columns
+   * "ord" and "id": a row per unit that emits its event. Parameters $1..$n are the value arrays.
+   */
+  ctes: string;
+  /** A query over the CTEs: one row per unit, its column "ord" and the columns of `answer`. */
+  answer: string;
 }
 
 export interface CommittedEvent {
@@ -118,7 +146,8 @@ export interface ParleyDatabase extends DatabaseConnection {
    * deliveries of its event commit together or not at all, and after the commit the dispatchers
    * are woken. The live stream's notification is part of the statement, so it is heard only if it
    * commits. Statements that arrive together share one transaction and one commit (group commit,
-   * StatementBatcher); one arriving alone is its own transaction, in one round trip.
+   * StatementBatcher), as ONE statement when they have a `combined` form; one arriving alone is
+   * its own transaction, in one round trip.
    */
   statement<Row, T>(unit: StatementUnit<Row, T>): Promise<T>;
 }
@@ -159,8 +188,18 @@ export function withUnitOfWork(connection: DatabaseConnection, outbox: Outbox): 
     },
     async statement<Row, T>(unit: StatementUnit<Row, T>): Promise<T> {
       if (!statements) throw new Error("single-statement units of work need PostgreSQL");
-      const named = statementOf(unit, outbox, names);
-      const { rows } = await statements.run(named);
+      const single = () => statementOf(unit, outbox, names);
+      const combined: UnitForm | undefined = unit.combined && {
+        key: `${unit.name}/${unit.emit?.event ?? ""}`,
+        unit: unit as StatementUnit<unknown, unknown>,
+        combine: (forms) =>
+          combinedStatementOf(
+            forms.map((form) => (form as UnitForm).unit),
+            outbox,
+            names,
+          ),
+      };
+      const { rows } = await statements.run(combined ? single : single(), combined);
       const row = rows[0] as Row & { emitted_id: number | null; queued: number | string };
       // A refusal throws here: the statement wrote nothing, so there is nothing to announce.
       const result = unit.settle(row);
@@ -194,14 +233,59 @@ function statementOf<Row, T>(
       `${emit.notified} as "notified"`;
   }
   text += `\nselect ${unit.answer}, ${extra}`;
+  return { name: nameOf(unit.name, text, names), text, values };
+}
+
+/** A unit's combined form, as the batcher holds it. */
+interface UnitForm extends CombinedForm {
+  unit: StatementUnit<unknown, unknown>;
+}
+
+/**
+ * One statement running `units` (of one name and event, in order): their values as arrays
+ * unnested into "input", their combined CTEs, the outbox's CTEs for every emitting row, and one
+ * answer row per unit with its "ord". The deliveries queued are counted on the row of the last
+ * unit that emitted (the others say 0), so the batch's wake-up is not lost with a refused unit.
+ */
+function combinedStatementOf(
+  units: ReadonlyArray<StatementUnit<unknown, unknown>>,
+  outbox: Outbox,
+  names: Map<string, string>,
+): NamedStatement {
+  const first = units[0]!;
+  const form = first.combined!;
+  const arrays = form.types.map((type, k) => `$${k + 1}::${type}[]`).join(", ");
+  const columns = form.columns.map((column) => `"${column}"`).join(", ");
+  let text =
+    `with "input" as (select * from unnest(${arrays}) with ordinality as i(${columns}, "ord")),\n` +
+    form.ctes;
+  let values: unknown[] = form.types.map((_, k) => units.map((unit) => unit.values[k]));
+  let extra = `0 as "queued", null::bigint as "emitted_id"`;
+  let from = `(${form.answer}) a`;
+  if (first.emit) {
+    const event = first.emit.event;
+    const datas = units.map((unit) => unit.emit!.data(STATEMENT_HOLE));
+    const emit = outbox.emitInBatchStatement(event, datas as never, values.length + 1);
+    if (emit.sql) text += `,\n${emit.sql}`;
+    values = [...values, ...emit.values];
+    extra =
+      `case when a."ord" = (select max("ord") from "emitting") then ${emit.queued} else 0 end ` +
+      `as "queued", e."id" as "emitted_id", ${emit.notified} as "notified"`;
+    from += ` left join "emitting" e on e."ord" = a."ord"`;
+  }
+  text += `\nselect a.*, ${extra}\nfrom ${from}\norder by a."ord"`;
+  return { name: nameOf(`${first.name}_batch`, text, names), text, values };
+}
+
+/** One name per text: pg prepares a name once per connection and refuses a second text for it. */
+function nameOf(prefix: string, text: string, names: Map<string, string>): string {
   let name = names.get(text);
   if (name === undefined) {
-    // One name per text: pg prepares a name once per connection and refuses a second text for it.
-    name = `${unit.name}_${crypto.hash("sha1", text, "hex").slice(0, 12)}`;
+    name = `${prefix}_${crypto.hash("sha1", text, "hex").slice(0, 12)}`;
     if (names.size >= 100) names.clear();
     names.set(text, name);
   }
-  return { name, text, values };
+  return name;
 }
 
 /**

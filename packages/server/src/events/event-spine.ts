@@ -195,10 +195,80 @@ export class EventSpine implements Outbox {
     firstParam: number,
   ): StatementEmit {
     const values: unknown[] = [];
-    const param = (value: unknown, type: string) => {
+    const built = this.emitCtes(event, data, `"emitting" e`, (value, type) => {
       values.push(value);
       return `$${firstParam + values.length - 1}::${type}`;
+    });
+    return { ...built, values };
+  }
+
+  /**
+   * The same for a statement that runs several units at once (the statement batcher's combined
+   * form): `datas[k]` is the event of the unit whose "emitting" row has "ord" k + 1 (columns
+   * "ord" and "id"; a unit that emits nothing has no row). Each value becomes an array parameter
+   * holding every unit's value, so the text does not depend on how many units there are.
+   * Notifications are sent in the order of the emitted ids. Throws when the units' events differ
+   * in shape (hooks that apply, values that are the hole): they cannot share one text.
+   */
+  emitInBatchStatement<E extends EventName>(
+    event: E,
+    datas: ReadonlyArray<EventDataMap[E]>,
+    firstParam: number,
+  ): StatementEmit {
+    let built: Omit<StatementEmit, "values"> | undefined;
+    let types: string[] = [];
+    let columns: unknown[][] = [];
+    for (const data of datas) {
+      const row: unknown[] = [];
+      const rowTypes: string[] = [];
+      const rowBuilt = this.emitCtes(
+        event,
+        data,
+        `"emitting" e join "parley_emit_input" x on x."ord" = e."ord"`,
+        (value, type) => {
+          row.push(value);
+          rowTypes.push(type);
+          return `x."p${row.length - 1}"`;
+        },
+        ` order by e."id"`,
+      );
+      if (built === undefined) {
+        built = rowBuilt;
+        types = rowTypes;
+        columns = rowTypes.map(() => []);
+      } else if (rowBuilt.sql !== built.sql || rowTypes.join() !== types.join()) {
+        throw new Error("the events of one combined statement must have the same shape");
+      }
+      row.forEach((value, k) => columns[k]!.push(value));
+    }
+    if (built === undefined || built.sql === "") {
+      return {
+        sql: "",
+        values: [],
+        queued: built?.queued ?? "0",
+        notified: built?.notified ?? "0",
+      };
+    }
+    const arrays = types.map((type, k) => `$${firstParam + k}::${type}[]`).join(", ");
+    const names = types.map((_, k) => `"p${k}"`).join(", ");
+    return {
+      ...built,
+      sql: `"parley_emit_input" as (select * from unnest(${arrays}) with ordinality as x(${names}, "ord")),\n${built.sql}`,
+      values: columns,
     };
+  }
+
+  /**
+   * The CTEs of `emitInStatement` and `emitInBatchStatement`: `rows` names the emitting rows (as
+   * `e`), `param` turns a value into its place in the text, `order` orders the notifications.
+   */
+  private emitCtes<E extends EventName>(
+    event: E,
+    data: EventDataMap[E],
+    rows: string,
+    param: (value: unknown, type: string) => string,
+    order = "",
+  ): Omit<StatementEmit, "values"> {
     const ctes: string[] = [];
     const notified: string[] = [];
     for (const hook of this.inTransactionHooks) {
@@ -207,7 +277,7 @@ export class EventSpine implements Outbox {
       const [before, after] = splitAtHole(notification.payload);
       const name = `"parley_notify_${ctes.length}"`;
       ctes.push(
-        `${name} as (select pg_notify(${param(notification.channel, "text")}, ${param(before, "text")} || e."id"::text || ${param(after, "text")}) from "emitting" e)`,
+        `${name} as (select pg_notify(${param(notification.channel, "text")}, ${param(before, "text")} || e."id"::text || ${param(after, "text")}) from ${rows}${order})`,
       );
       notified.push(`(select count(*) from ${name})`);
     }
@@ -231,7 +301,7 @@ export class EventSpine implements Outbox {
     'PENDING', 0, ${at}, null, null, null, ${at}, ${at},
     ${param(`evt_${newEventIdPrefix(now)}`, "text")} || lpad(w."id"::text, 10, '0'),
     ${idOrHole(roomId)}, ${idOrHole(idField(data, "messageId"))}
-  from "emitting" e cross join "webhooks" w
+  from ${rows} cross join "webhooks" w
   where w."enabled" = 1
     and (strpos(w."events", ${param(JSON.stringify(event), "text")}) > 0 or (w."event_prefixes" is not null and exists (
       select 1 from jsonb_array_elements_text(w."event_prefixes"::jsonb) p(prefix)
@@ -242,7 +312,6 @@ export class EventSpine implements Outbox {
     }
     return {
       sql: ctes.join(",\n"),
-      values,
       queued,
       notified: notified.length === 0 ? "0" : notified.join(" + "),
     };

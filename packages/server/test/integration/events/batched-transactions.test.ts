@@ -7,7 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { postMessage } from "../../../src/chat/post-message.js";
 import type pg from "pg";
 import { TransactionBatcher } from "../../../src/db/batched-transactions.js";
-import { StatementBatcher } from "../../../src/db/statement-batcher.js";
+import { channelFor } from "../../../src/db/listen-channel.js";
+import { StatementBatcher, type CombinedForm } from "../../../src/db/statement-batcher.js";
+import { STREAM_CHANNEL } from "../../../src/realtime/postgres-bus.js";
 import { openDatabase, type DatabaseConnection } from "../../../src/db/open-database.js";
 import { createTestApp, type TestApp } from "../../helpers/build-app.js";
 import { describeEachOf, POSTGRES, SQLITE, type TestDialect } from "../../helpers/dialects.js";
@@ -159,6 +161,156 @@ describeEachOf([fileSqlite, POSTGRES])("concurrent writes on $name", (dialect) =
   });
 });
 
+describeEachOf([POSTGRES])("posts combined into one statement on $name", (dialect) => {
+  let t: TestApp;
+  let endpoint: number;
+  /** The names of the statements the pool's connections run (prepared ones), in order. */
+  let names: string[] = [];
+  let restore = () => {};
+  let listener: pg.PoolClient;
+  let notified: number[] = [];
+
+  beforeAll(async () => {
+    t = await createTestApp(dialect);
+    endpoint = (await insertEndpoint(t, { events: EVENT_NAMES })).id;
+    const client = await t.ctx.database.pgPool!.connect();
+    const Client = Object.getPrototypeOf(client) as { query: (...args: unknown[]) => unknown };
+    client.release();
+    const query = Client.query;
+    Client.query = function (this: unknown, ...args: unknown[]) {
+      const config = args[0] as { name?: string } | string;
+      names.push(typeof config === "string" ? config : (config.name ?? "(unnamed)"));
+      return query.apply(this, args);
+    };
+    restore = () => void (Client.query = query);
+    // The live stream's notifications, as another process hears them.
+    const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(
+      t.ctx.db,
+    );
+    listener = await t.ctx.database.pgPool!.connect();
+    listener.on("notification", (n) => {
+      const payload = JSON.parse(n.payload ?? "{}") as { e?: string; d?: { messageId: number } };
+      if (payload.e === "MESSAGE_CREATED") notified.push(payload.d!.messageId);
+    });
+    await listener.query(`listen "${channelFor(STREAM_CHANNEL, rows[0]!.schema)}"`);
+  });
+  afterAll(async () => {
+    restore();
+    listener?.release();
+    await t.close();
+  });
+
+  const send = (roomId: number, content: string, displayName = "Admin") =>
+    postMessage(t.ctx, {
+      roomId,
+      content,
+      sender: { type: "user", userId: t.admin.id, username: "admin", displayName },
+    });
+  const postNames = () => names.filter((name) => name.startsWith("parley_post_message"));
+
+  /** Waits until the listener heard `ids` (a round trip on its connection flushes them in). */
+  async function heard(ids: number[]): Promise<number[]> {
+    for (let i = 0; i < 50 && !ids.every((id) => notified.includes(id)); i++)
+      await listener.query("select 1");
+    return notified.filter((id) => ids.includes(id));
+  }
+
+  it("runs the posts that arrive together as one statement: ids, deliveries and notifications in call order, a refused post writes nothing", async () => {
+    const live = await createRoom(t, t.admin, "combined");
+    const doomed = await createRoom(t, t.admin, "combined doomed");
+    await t.ctx.db
+      .updateTable("rooms")
+      .set({ deleted_at: Date.now() })
+      .where("id", "=", doomed.id)
+      .execute();
+    const outsider = await t.user("user", "outsider");
+    const messagesBefore = await countRows(t, "messages");
+    names = [];
+    notified = [];
+    const seen = recordEvents(t);
+
+    const results = await Promise.allSettled([
+      send(live.id, "one"),
+      send(doomed.id, "lost"),
+      send(live.id, "two"),
+      postMessage(t.ctx, {
+        roomId: live.id,
+        content: "not a member",
+        sender: { type: "user", userId: outsider.id, username: "outsider", displayName: "O" },
+      }),
+      send(live.id, "three"),
+    ]);
+    seen.stop();
+
+    // One statement, without BEGIN and COMMIT.
+    expect(postNames()).toHaveLength(1);
+    expect(postNames()[0]).toMatch(/^parley_post_message_batch_/);
+    expect(names).not.toContain("begin");
+    expect(results.map((r) => r.status)).toEqual([
+      "fulfilled",
+      "rejected",
+      "fulfilled",
+      "rejected",
+      "fulfilled",
+    ]);
+    expect((results[1] as PromiseRejectedResult).reason).toMatchObject({ code: "not_found" });
+    expect((results[3] as PromiseRejectedResult).reason).toMatchObject({ code: "not_a_member" });
+    const ids = results.flatMap((r) => (r.status === "fulfilled" ? [r.value.id] : []));
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    expect((await countRows(t, "messages")) - messagesBefore).toBe(3);
+    const stored = await t.ctx.db
+      .selectFrom("messages")
+      .select(["id", "content"])
+      .where("room_id", "in", [live.id, doomed.id])
+      .orderBy("id")
+      .execute();
+    expect(stored).toEqual([
+      { id: ids[0], content: "one" },
+      { id: ids[1], content: "two" },
+      { id: ids[2], content: "three" },
+    ]);
+    const deliveries = await t.ctx.db
+      .selectFrom("webhook_deliveries")
+      .select(["body", "message_id", "room_id"])
+      .where("webhook_id", "=", endpoint)
+      .where("message_id", "in", ids)
+      .orderBy("message_id")
+      .execute();
+    expect(deliveries.map((d) => [d.message_id, d.room_id])).toEqual(
+      ids.map((id) => [id, live.id]),
+    );
+    for (const delivery of deliveries) {
+      const body = JSON.parse(delivery.body) as { webhookId: number; data: { messageId: number } };
+      expect(body).toMatchObject({ webhookId: endpoint, data: { messageId: delivery.message_id } });
+    }
+    expect(seen.events.map(([, data]) => (data as { messageId: number }).messageId)).toEqual(ids);
+    expect(await heard(ids)).toEqual(ids);
+  });
+
+  it("runs each post of a combined statement that failed on its own: each gets its own answer", async () => {
+    const room = await createRoom(t, t.admin, "fallback");
+    const messagesBefore = await countRows(t, "messages");
+    names = [];
+    // A display name longer than the column: the combined statement fails, then only this post.
+    const results = await Promise.allSettled([
+      send(room.id, "one"),
+      send(room.id, "too long", "x".repeat(201)),
+      send(room.id, "two"),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    expect((results[1] as PromiseRejectedResult).reason).toMatchObject({ code: "22001" });
+    expect(postNames()[0]).toMatch(/^parley_post_message_batch_/);
+    expect(
+      postNames()
+        .slice(1)
+        .every((name) => !name.includes("_batch_")),
+    ).toBe(true);
+    expect((await countRows(t, "messages")) - messagesBefore).toBe(2);
+    const ids = results.flatMap((r) => (r.status === "fulfilled" ? [r.value.id] : []));
+    expect(await heard(ids)).toEqual(ids);
+  });
+});
+
 describe("TransactionBatcher", () => {
   let database: DatabaseConnection;
   let batcher: TransactionBatcher<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -283,5 +435,56 @@ describeEachOf([POSTGRES])("StatementBatcher on $name", (dialect) => {
     await expect(insert("d")).resolves.toMatchObject({ rowCount: 1 });
     await expect(insert("d")).rejects.toMatchObject({ code: "23505" });
     expect(await values()).toEqual(["a", "b", "c", "d"]);
+  });
+
+  /** Inserts `v`, combined with its neighbours into one statement; answers its transaction. */
+  const insertCombined = (v: string, combine?: () => never) => {
+    const form: CombinedForm & { v: string } = {
+      key: "insert_t",
+      v,
+      combine: (forms) =>
+        combine?.() ?? {
+          name: "insert_t_combined",
+          text: `with "input" as (select * from unnest($1::text[]) with ordinality as i(v, ord)),
+            "inserted" as (insert into t (v) select v from "input" order by ord returning v)
+            select ord, txid_current() as tx, (select count(*) from "inserted") as n from "input"`,
+          values: [forms.map((f) => (f as typeof form).v)],
+        },
+    };
+    return batcher.run(() => ({ name: "insert_t", text: INSERT_T, values: [v] }), form);
+  };
+  const INSERT_T = "insert into t (v) values ($1) returning txid_current() as tx";
+
+  it("combines neighbours with a combined form into one statement, each answered its row", async () => {
+    const results = await Promise.all([insertCombined("e"), insertCombined("f"), insert("g")]);
+    expect(results.map((r) => r.rows.length)).toEqual([1, 1, 1]);
+    expect(results.map((r) => Number(r.rows[0].ord ?? 0))).toEqual([1, 2, 0]);
+    expect(Number(results[0]!.rows[0].n)).toBe(2);
+    // Two statements, one transaction.
+    expect(new Set(results.map((r) => String(r.rows[0].tx))).size).toBe(1);
+    expect(await values()).toEqual(["a", "b", "c", "d", "e", "f", "g"]);
+  });
+
+  it("runs the units of a failed combined statement one by one, each with its own answer", async () => {
+    const results = await Promise.allSettled([
+      insertCombined("h"),
+      insertCombined("a"), // unique violation: the combined statement fails
+      insertCombined("i"),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    expect((results[1] as PromiseRejectedResult).reason).toMatchObject({ code: "23505" });
+    // Answered by the statements they ran alone.
+    for (const r of results)
+      if (r.status === "fulfilled") expect(r.value.rows[0]).not.toHaveProperty("ord");
+    expect(await values()).toEqual(["a", "b", "c", "d", "e", "f", "g", "h", "i"]);
+  });
+
+  it("runs units alone when combining them throws", async () => {
+    const fail = () => {
+      throw new Error("cannot combine");
+    };
+    const results = await Promise.all([insertCombined("j", fail), insertCombined("k", fail)]);
+    for (const r of results) expect(r.rows[0]).not.toHaveProperty("ord");
+    expect((await values()).slice(-2)).toEqual(["j", "k"]);
   });
 });
