@@ -7,6 +7,7 @@ import { tokenRevocation } from "./005-token-revocation.js";
 import { realtime } from "./006-realtime.js";
 import { operatingEndpoints } from "./007-operating-endpoints.js";
 import { idsNeverReused } from "./008-ids-never-reused.js";
+import { dueIndexesPartial } from "./009-due-indexes-partial.js";
 
 /** Every migration, in order. Names sort; never rename or edit one that has shipped. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -18,4 +19,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "006-realtime": realtime,
   "007-operating-endpoints": operatingEndpoints,
   "008-ids-never-reused": idsNeverReused,
+  "009-due-indexes-partial": dueIndexesPartial,
 };
