@@ -17,6 +17,8 @@ import { createInboundWebhook } from "../src/webhooks/inbound/inbound-service.js
 export interface BenchTarget {
   name: "SQLite" | "PostgreSQL";
   ctx: AppContext;
+  /** PostgreSQL: the schema it works in (another process may attach to it, see below). */
+  schema?: string;
   cleanup(): Promise<void>;
 }
 
@@ -25,7 +27,7 @@ export function benchDatabaseUrl(): string | undefined {
   return process.env.PARLEY_TEST_DATABASE_URL || process.env.DATABASE_URL || undefined;
 }
 
-function benchConfig(dataDir: string, databaseUrl: string | undefined) {
+function benchConfig(dataDir: string, databaseUrl: string | undefined, masterKey?: string) {
   return loadConfig(
     {},
     {
@@ -36,7 +38,7 @@ function benchConfig(dataDir: string, databaseUrl: string | undefined) {
       webhookAllowPrivateNetworks: true,
       webhookTimeoutMs: 5_000,
       // PostgreSQL keeps generated keys in the database, wrapped by a master key from outside.
-      masterKey: crypto.randomBytes(32).toString("hex"),
+      masterKey: masterKey ?? crypto.randomBytes(32).toString("hex"),
     },
   );
 }
@@ -54,29 +56,40 @@ export async function openSqliteTarget(): Promise<BenchTarget> {
   };
 }
 
-/** PostgreSQL with the pool Parley opens by default (10 connections). */
-export async function openPostgresTarget(url: string): Promise<BenchTarget> {
-  const schema = `bench_${crypto.randomBytes(4).toString("hex")}`;
+/**
+ * PostgreSQL with the pool Parley opens by default (10 connections), in a schema of its own that
+ * cleanup() drops. With `attach`, a second process's view of a schema another target made (its
+ * master key unwraps the keys kept there); its cleanup() leaves the schema alone.
+ */
+export async function openPostgresTarget(
+  url: string,
+  attach?: { schema: string; masterKey: string },
+): Promise<BenchTarget> {
+  const schema = attach?.schema ?? `bench_${crypto.randomBytes(4).toString("hex")}`;
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
-  await admin.query(`CREATE SCHEMA ${schema}`);
+  if (!attach) await admin.query(`CREATE SCHEMA ${schema}`);
+  const drop = async () => {
+    if (!attach) await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await admin.end();
+  };
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "parley-bench-"));
   try {
     const database = openDatabase({ databaseUrl: url, pgSchema: schema });
-    const ctx = await createAppContext(benchConfig(dataDir, url), { database });
+    const config = benchConfig(dataDir, url, attach?.masterKey);
+    const ctx = await createAppContext(config, { database });
     return {
       name: "PostgreSQL",
       ctx,
+      schema,
       async cleanup() {
         await ctx.database.close();
-        await admin.query(`DROP SCHEMA ${schema} CASCADE`);
-        await admin.end();
+        await drop();
         fs.rmSync(dataDir, { recursive: true, force: true });
       },
     };
   } catch (error) {
-    await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-    await admin.end();
+    await drop();
     throw error;
   }
 }

@@ -82,10 +82,12 @@ export const DELIVERY_QUICK: DeliveryBenchOptions = {
 };
 
 const RSS_SAMPLE_MS = 5_000;
-const SECRET = "bench-secret-0123456789";
+export const SECRET = "bench-secret-0123456789";
 
-interface Receiver {
+export interface Receiver {
   url: string;
+  /** The receiver process (its CPU is counted apart from the dispatcher's). */
+  pid: number;
   /** Arrival time (ms on the shared wall clock: timeOrigin + performance.now()) by event key. */
   arrivals: Map<string, number>;
   readonly count: number;
@@ -117,7 +119,7 @@ const RECEIVER_SOURCE = `
   process.on("disconnect", () => process.exit(0));
 `;
 
-async function startReceiver(): Promise<Receiver> {
+export async function startReceiver(): Promise<Receiver> {
   const child = fork("-e", [RECEIVER_SOURCE], {
     execArgv: [],
     stdio: ["ignore", "inherit", "inherit", "ipc"],
@@ -139,6 +141,7 @@ async function startReceiver(): Promise<Receiver> {
   });
   return {
     url: `http://127.0.0.1:${port}/hook`,
+    pid: child.pid!,
     arrivals,
     get count() {
       return count;
@@ -168,7 +171,7 @@ async function startReceiver(): Promise<Receiver> {
 }
 
 /** The shared wall clock of both processes, in ms with sub-ms precision. */
-const clock = () => performance.timeOrigin + performance.now();
+export const clock = () => performance.timeOrigin + performance.now();
 
 function latencies(commits: Map<string, number>, arrivals: Map<string, number>): number[] {
   const out: number[] = [];
@@ -183,7 +186,7 @@ const ms = (value: number) => `${value.toFixed(1)} ms`;
 const rate = (value: number) => value.toFixed(0);
 const pct = (value: number) => `${(value * 100).toFixed(0)}%`;
 
-async function addEndpoint(ctx: AppContext, url: string, secret: string): Promise<number> {
+export async function addEndpoint(ctx: AppContext, url: string, secret: string): Promise<number> {
   const now = Date.now();
   const row = await ctx.db
     .insertInto("webhooks")
@@ -201,14 +204,14 @@ async function addEndpoint(ctx: AppContext, url: string, secret: string): Promis
   return row.id;
 }
 
-function emit(ctx: AppContext, key: string): Promise<void> {
+export function emit(ctx: AppContext, key: string): Promise<void> {
   return ctx.database.transaction((tx) =>
     tx.emit("ADMIN_USER_DISABLED", { username: key, adminActor: "bench" }),
   );
 }
 
 /** Runs `work(i)` for i in [0, count) with `writers` of them in flight. */
-async function inParallel(
+export async function inParallel(
   count: number,
   writers: number,
   work: (i: number) => Promise<void>,
@@ -284,7 +287,7 @@ interface ParleySide {
   endpointId: number;
 }
 
-function newDispatcher(ctx: AppContext): Dispatcher {
+export function newDispatcher(ctx: AppContext): Dispatcher {
   return createDispatcher(ctx, createDeliveryMetrics(ctx.db, createMetrics().registry, ctx.now));
 }
 

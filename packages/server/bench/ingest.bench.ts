@@ -38,8 +38,9 @@ interface AutocannonResult {
   non2xx: number;
   errors: number;
 }
-const autocannon = createRequire(import.meta.url)("autocannon") as (options: {
-  url: string;
+export const autocannon = createRequire(import.meta.url)("autocannon") as (options: {
+  /** Several: the connections are spread over them in turn. */
+  url: string | string[];
   method: string;
   headers: Record<string, string>;
   body: string;
@@ -47,17 +48,17 @@ const autocannon = createRequire(import.meta.url)("autocannon") as (options: {
   duration: number;
 }) => Promise<AutocannonResult>;
 
-const BODY = JSON.stringify({
+export const BODY = JSON.stringify({
   content:
     "Deploy finished: **api** v1.2.3 is live on `prod` ([run 4242](https://ci.example.com/runs/4242))",
 });
 
-interface Ready {
+export interface Ready {
   port: number;
   path: string;
 }
 
-type Role = "bare" | "sqlite" | "postgres" | "rawpg";
+export type Role = "bare" | "sqlite" | "postgres" | "rawpg";
 
 /** Parley's PostgreSQL pool in this benchmark, and the raw loop's. */
 const PG_POOL_SIZE = 10;
@@ -80,7 +81,7 @@ async function serveBare(): Promise<{ ready: Ready; close(): Promise<void> }> {
  * An admin, a room, an inbound webhook posting into it, and one enabled outbound endpoint
  * subscribed to MESSAGE_CREATED (the dispatcher does not run: its rows stay queued).
  */
-async function createPostingFixtures(ctx: AppContext) {
+export async function createPostingFixtures(ctx: AppContext) {
   const now = Date.now();
   const admin = await ctx.db
     .insertInto("users")
@@ -122,13 +123,27 @@ async function createPostingFixtures(ctx: AppContext) {
   return { token: hook.token, id: hook.id, roomId: room.id };
 }
 
+/**
+ * A Parley server process attached to a schema another process made, with its fixtures (see
+ * scale-out.bench.ts): the schema, the master key its keys are wrapped with, and the ingest token.
+ * Given to the child in PARLEY_BENCH_SHARED as JSON; that child neither creates nor drops anything.
+ */
+export interface SharedSchema {
+  schema: string;
+  masterKey: string;
+  token: string;
+}
+
 async function serveParley(
   dialect: "sqlite" | "postgres",
 ): Promise<{ ready: Ready; close(): Promise<void> }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "parley-bench-"));
   const url = process.env.PARLEY_TEST_DATABASE_URL;
-  const schema = `bench_${crypto.randomBytes(4).toString("hex")}`;
-  if (dialect === "postgres") {
+  const shared = process.env.PARLEY_BENCH_SHARED
+    ? (JSON.parse(process.env.PARLEY_BENCH_SHARED) as SharedSchema)
+    : undefined;
+  const schema = shared?.schema ?? `bench_${crypto.randomBytes(4).toString("hex")}`;
+  if (dialect === "postgres" && !shared) {
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     await client.query(`CREATE SCHEMA ${schema}`);
@@ -145,14 +160,14 @@ async function serveParley(
       logLevel: "silent",
       rateLimitWebhookIngest: "1000000000/1m",
       // PostgreSQL keeps generated keys in the database, wrapped by a master key from outside.
-      masterKey: crypto.randomBytes(32).toString("hex"),
+      masterKey: shared?.masterKey ?? crypto.randomBytes(32).toString("hex"),
     },
   );
   const ctx = await createAppContext(config, { database });
   const app = await buildApp(ctx, { logger: false });
   await app.listen({ port: 0, host: "127.0.0.1" });
 
-  const hook = await createPostingFixtures(ctx);
+  const hook = shared ?? (await createPostingFixtures(ctx));
 
   const { port } = app.server.address() as { port: number };
   return {
@@ -172,7 +187,7 @@ async function serveParley(
       await app.close();
       await database.close();
       fs.rmSync(dataDir, { recursive: true, force: true });
-      if (dialect === "postgres") {
+      if (dialect === "postgres" && !shared) {
         const client = new pg.Client({ connectionString: url });
         await client.connect();
         await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
@@ -316,14 +331,14 @@ async function child(role: Role): Promise<void> {
 
 // ---------------------------------------------------------------- parent side: the measurement
 
-interface Run {
+export interface Run {
   rps: number;
   p99: number;
   non2xx: number;
   errors: number;
 }
 
-interface Server {
+export interface Server {
   process: ChildProcess;
   ready: Ready;
   stored: Promise<unknown>;
@@ -331,8 +346,9 @@ interface Server {
   result(): Promise<Run>;
 }
 
-function start(role: Role): Promise<Server> {
-  const proc = fork(fileURLToPath(import.meta.url), ["--serve", role], { stdio: "inherit" });
+/** Forks one server; `env` replaces the child's environment (a shared schema, a tagged URL). */
+export function start(role: Role, env?: NodeJS.ProcessEnv): Promise<Server> {
+  const proc = fork(fileURLToPath(import.meta.url), ["--serve", role], { stdio: "inherit", env });
   let storedResolve: (value: unknown) => void = () => undefined;
   const stored = new Promise((resolve) => (storedResolve = resolve));
   let resultResolve: (run: Run) => void = () => undefined;
@@ -350,7 +366,7 @@ function start(role: Role): Promise<Server> {
   });
 }
 
-async function stop(server: { process: ChildProcess }): Promise<void> {
+export async function stop(server: { process: ChildProcess }): Promise<void> {
   await new Promise<void>((resolve) => {
     server.process.once("exit", () => resolve());
     server.process.send("close");
@@ -364,8 +380,17 @@ async function load(server: Server, seconds: number, connections: number): Promi
     server.process.send({ run: { seconds, connections } });
     return result;
   }
+  return loadUrls(
+    [`http://127.0.0.1:${server.ready.port}${server.ready.path}`],
+    seconds,
+    connections,
+  );
+}
+
+/** autocannon posting the ingest body: `connections` spread evenly over `urls`, one histogram. */
+export async function loadUrls(urls: string[], seconds: number, connections: number): Promise<Run> {
   const result = await autocannon({
-    url: `http://127.0.0.1:${server.ready.port}${server.ready.path}`,
+    url: urls,
     method: "POST",
     headers: { "content-type": "application/json" },
     body: BODY,

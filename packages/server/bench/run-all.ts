@@ -4,11 +4,13 @@
  *   --quick                 shorter runs of everything (development; the figures are rougher)
  *   --steady-seconds N      the delivery benchmark's steady run on each database (default 60)
  *   --skip-large-table      leave out the 1,000,000-row delivery table benchmark
- *   --only a,b              only these (delivery, delivery-search, ingest, large-table, stream)
+ *   --skip-scale-out        leave out one against two Parley processes on PostgreSQL
+ *   --only a,b              only these (delivery, delivery-search, ingest, large-table,
+ *                           scale-out, stream)
  *
  * The same from the environment, for `npm run bench` at the root (which passes no flags):
  * PARLEY_BENCH_QUICK=1, PARLEY_BENCH_STEADY_SECONDS=N, PARLEY_BENCH_SKIP_LARGE_TABLE=1,
- * PARLEY_BENCH_ONLY=a,b.
+ * PARLEY_BENCH_SKIP_SCALE_OUT=1, PARLEY_BENCH_ONLY=a,b.
  */
 import os from "node:os";
 import { parseArgs } from "node:util";
@@ -16,6 +18,7 @@ import { runDeliverySearchBench } from "./delivery-search.bench.js";
 import { deliveryOptionsFrom, runDeliveryBench } from "./delivery.bench.js";
 import { runIngestBench } from "./ingest.bench.js";
 import { largeTableOptionsFrom, runLargeTableBench } from "./large-table.bench.js";
+import { runScaleOutBench, scaleOutOptionsFrom } from "./scale-out.bench.js";
 import { runStreamBench } from "./stream.bench.js";
 
 const { values } = parseArgs({
@@ -23,6 +26,7 @@ const { values } = parseArgs({
     quick: { type: "boolean" },
     "steady-seconds": { type: "string" },
     "skip-large-table": { type: "boolean" },
+    "skip-scale-out": { type: "boolean" },
     only: { type: "string" },
   },
 });
@@ -30,6 +34,7 @@ const env = process.env;
 const quick = values.quick || env.PARLEY_BENCH_QUICK === "1";
 const steadySeconds = values["steady-seconds"] ?? env.PARLEY_BENCH_STEADY_SECONDS;
 const skipLargeTable = values["skip-large-table"] || env.PARLEY_BENCH_SKIP_LARGE_TABLE === "1";
+const skipScaleOut = values["skip-scale-out"] || env.PARLEY_BENCH_SKIP_SCALE_OUT === "1";
 const only = (values.only ?? env.PARLEY_BENCH_ONLY)?.split(",").map((name) => name.trim());
 
 const benchmarks: Array<[name: string, run: () => Promise<void>]> = [
@@ -48,6 +53,7 @@ const benchmarks: Array<[name: string, run: () => Promise<void>]> = [
       ),
   ],
   ["large-table", () => runLargeTableBench(largeTableOptionsFrom({ quick }))],
+  ["scale-out", () => runScaleOutBench(scaleOutOptionsFrom({ quick }))],
   [
     "stream",
     () =>
@@ -62,6 +68,10 @@ for (const [name, run] of benchmarks) {
   if (only && !only.includes(name)) continue;
   if (name === "large-table" && skipLargeTable) {
     console.log(`\n=== ${name}: skipped (--skip-large-table) ===`);
+    continue;
+  }
+  if (name === "scale-out" && skipScaleOut) {
+    console.log(`\n=== ${name}: skipped (--skip-scale-out) ===`);
     continue;
   }
   const [load1, load5] = os.loadavg();
