@@ -348,7 +348,16 @@ export interface Server {
 
 /** Forks one server; `env` replaces the child's environment (a shared schema, a tagged URL). */
 export function start(role: Role, env?: NodeJS.ProcessEnv): Promise<Server> {
-  const proc = fork(fileURLToPath(import.meta.url), ["--serve", role], { stdio: "inherit", env });
+  // PARLEY_BENCH_CPU_PROF=<dir>: each server writes a V8 CPU profile there when it exits.
+  const profileDir = process.env.PARLEY_BENCH_CPU_PROF;
+  const execArgv = profileDir
+    ? [...process.execArgv, "--cpu-prof", "--cpu-prof-dir", profileDir]
+    : process.execArgv;
+  const proc = fork(fileURLToPath(import.meta.url), ["--serve", role], {
+    stdio: "inherit",
+    env,
+    execArgv,
+  });
   let storedResolve: (value: unknown) => void = () => undefined;
   const stored = new Promise((resolve) => (storedResolve = resolve));
   let resultResolve: (run: Run) => void = () => undefined;
