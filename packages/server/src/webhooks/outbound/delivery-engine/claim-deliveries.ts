@@ -130,6 +130,9 @@ export async function claimDeliveries(
     return rows.map(numericSendAt);
   }
 
+  // INDEXED BY pins the two seeks to their indexes: left to itself, SQLite's planner took the
+  // general due index for the test deliveries (a walk over every due row at each claim) or, once
+  // the database had statistics, another plan 12x slower at 300,000 finished rows.
   // CROSS JOIN makes SQLite walk the endpoints and seek each one's rows, instead of scanning the
   // deliveries and testing each against the correlated list. The two LIMITs are literals: with
   // both bound as parameters SQLite ran this statement 8x slower (80 us instead of 10 us, same
@@ -160,7 +163,7 @@ export async function claimDeliveries(
               WHERE room > 0
             ) e
             CROSS JOIN webhook_deliveries d ON d.id IN (
-              SELECT x.id FROM webhook_deliveries x
+              SELECT x.id FROM webhook_deliveries x INDEXED BY webhook_deliveries_endpoint_due
               WHERE x.webhook_id = e.id
                 AND x.status IN ('PENDING', 'FAILED')
                 AND x.next_attempt_at <= ${now}
@@ -172,7 +175,7 @@ export async function claimDeliveries(
             SELECT d.id, d.webhook_id, d.next_attempt_at,
               ${perEndpointLimit} - coalesce(json_extract(${busy}, '$."' || d.webhook_id || '"'), 0),
               NULL, NULL
-            FROM webhook_deliveries d
+            FROM webhook_deliveries d INDEXED BY webhook_deliveries_test_due
             WHERE d.event = 'WEBHOOK_TEST'
               AND d.status IN ('PENDING', 'FAILED')
               AND d.next_attempt_at <= ${now}
