@@ -65,6 +65,29 @@ describeEachDialect("delivery retention on $name", (dialect) => {
     return id;
   }
 
+  /** `count` SUCCESS deliveries created 40 days ago, without attempts, inserted 500 at a time. */
+  async function expiredSuccesses(count: number): Promise<void> {
+    const at = Date.now() - 40 * DAY;
+    const rows = Array.from({ length: count }, () => ({
+      webhook_id: webhookId,
+      event: "ADMIN_USER_DISABLED",
+      body: "{}",
+      status: "SUCCESS" as const,
+      attempts: 1,
+      next_attempt_at: null,
+      locked_until: null,
+      locked_by: null,
+      last_response_status: 204,
+      created_at: at,
+      updated_at: at,
+    }));
+    for (let i = 0; i < rows.length; i += 500)
+      await d.t.ctx.db
+        .insertInto("webhook_deliveries")
+        .values(rows.slice(i, i + 500))
+        .execute();
+  }
+
   const remaining = async () =>
     (await d.t.ctx.db.selectFrom("webhook_deliveries").select("id").orderBy("id").execute()).map(
       (r) => r.id,
@@ -91,25 +114,7 @@ describeEachDialect("delivery retention on $name", (dialect) => {
   });
 
   it("deletes in batches until nothing old is left", async () => {
-    const now = Date.now() - 40 * DAY;
-    const rows = Array.from({ length: 2_500 }, () => ({
-      webhook_id: webhookId,
-      event: "ADMIN_USER_DISABLED",
-      body: "{}",
-      status: "SUCCESS" as const,
-      attempts: 1,
-      next_attempt_at: null,
-      locked_until: null,
-      locked_by: null,
-      last_response_status: 204,
-      created_at: now,
-      updated_at: now,
-    }));
-    for (let i = 0; i < rows.length; i += 500)
-      await d.t.ctx.db
-        .insertInto("webhook_deliveries")
-        .values(rows.slice(i, i + 500))
-        .execute();
+    await expiredSuccesses(2_500);
     // Timers must run between the batches (the event loop is not held for the whole deletion,
     // which on SQLite's synchronous driver would stall every request of the process).
     let ticks = 0;
@@ -126,25 +131,7 @@ describeEachDialect("delivery retention on $name", (dialect) => {
   });
 
   it("ends a run early when asked to stop, leaving the rest for the next run", async () => {
-    const at = Date.now() - 40 * DAY;
-    const rows = Array.from({ length: RETENTION_BATCH * 2 }, () => ({
-      webhook_id: webhookId,
-      event: "ADMIN_USER_DISABLED",
-      body: "{}",
-      status: "SUCCESS" as const,
-      attempts: 1,
-      next_attempt_at: null,
-      locked_until: null,
-      locked_by: null,
-      last_response_status: 204,
-      created_at: at,
-      updated_at: at,
-    }));
-    for (let i = 0; i < rows.length; i += 500)
-      await d.t.ctx.db
-        .insertInto("webhook_deliveries")
-        .values(rows.slice(i, i + 500))
-        .execute();
+    await expiredSuccesses(RETENTION_BATCH * 2);
     const first = await runDeliveryRetention(d.t.ctx, {
       retentionDays: 30,
       now: Date.now(),
