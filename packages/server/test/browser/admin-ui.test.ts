@@ -972,7 +972,8 @@ describe("admin UI in Chromium", { tags: ["chromium"] }, () => {
       maxDeliveriesPerSecond: 25,
       headers: { "x-tenant": "****abcd" },
     });
-    expect(await page.locator("main").textContent()).toContain("25 per second");
+    // The page re-renders the endpoint after the flash: wait for it rather than read at once.
+    await expect.poll(() => page.locator("main").textContent()).toContain("25 per second");
 
     // Values are never shown back; leaving the rows alone keeps the set, a bad room ID is refused.
     await page.locator("#edit-endpoint > summary").click();
