@@ -377,7 +377,9 @@ describe("admin UI in Chromium", { tags: ["chromium"] }, () => {
       events: ["MESSAGE_CREATED", "ROOM_DELETED"],
       enabled: false,
     });
-    expect(await page.locator("main").textContent()).toContain(`${receiver.origin}/edited`);
+    await expect
+      .poll(() => page.locator("main").textContent())
+      .toContain(`${receiver.origin}/edited`);
 
     // Saving with nothing changed says so.
     await page.locator("#edit-endpoint > summary").click();
