@@ -22,3 +22,12 @@ export async function waitFor<T>(
     await sleep(20);
   }
 }
+
+/**
+ * Resolves once `Date.now()` has passed `since` (default: now): timestamps are whole
+ * milliseconds, so a write made after this shows a later `updatedAt` than one made before, and a
+ * write that does NOT bump it shows the same value. Not a delay to let something happen.
+ */
+export async function nextMillisecond(since = Date.now()): Promise<void> {
+  while (Date.now() <= since) await sleep(1);
+}

@@ -4,6 +4,7 @@ import { describeEachDialect, SQLITE } from "../../helpers/dialects.js";
 import { hashIngestToken } from "../../../src/webhooks/inbound/ingest-token.js";
 import { createRoom } from "../../helpers/fixtures.js";
 import { createWebhook } from "./inbound-helpers.js";
+import { nextMillisecond } from "../../helpers/wait-for.js";
 
 const BASE = "/api/admin/inbound-webhooks";
 
@@ -120,7 +121,7 @@ describeEachDialect("inbound webhook admin API on $name", (dialect) => {
 
   it("patches displayName, avatarUrl, enabled and allowOverrides and bumps updatedAt", async () => {
     const hook = await createWebhook(t);
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await nextMillisecond();
     const res = await t.app.inject({
       method: "PATCH",
       url: `${BASE}/${hook.id}`,

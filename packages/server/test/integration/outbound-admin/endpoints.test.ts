@@ -4,6 +4,7 @@ import { createTestApp, type TestApp } from "../../helpers/build-app.js";
 import { describeEachDialect } from "../../helpers/dialects.js";
 import { createEndpoint, endpointBody, SECRET } from "../../helpers/fixtures.js";
 import { admin, countRows } from "./webhook-fixtures.js";
+import { nextMillisecond } from "../../helpers/wait-for.js";
 
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
@@ -172,7 +173,7 @@ describeEachDialect("outbound webhook endpoints on $name", (dialect) => {
 
   it("updates only the given fields and bumps updatedAt", async () => {
     const created = await createEndpoint(t, { events: ["ROOM_CREATED"] });
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await nextMillisecond();
     const res = await admin(t, "PATCH", `/api/admin/webhooks/${created.id}`, {
       name: "Renamed",
       events: ["ROOM_DELETED", "ADMIN_ROOM_DELETED"],
@@ -228,7 +229,7 @@ describeEachDialect("outbound webhook endpoints on $name", (dialect) => {
 
   it("answers 200 unchanged for an empty PATCH, with or without a body", async () => {
     const created = await createEndpoint(t);
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await nextMillisecond();
     const empty = await admin(t, "PATCH", `/api/admin/webhooks/${created.id}`, {});
     expect(empty.statusCode).toBe(200);
     expect(empty.json()).toEqual(created);
