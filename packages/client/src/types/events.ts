@@ -1,6 +1,7 @@
 /**
  * The receiver-facing contract: every event Parley delivers and the exact `data` each carries.
- * Mirrors the server's event catalogue field for field (a server test keeps the two in step).
+ * Declared here only: the server imports these names and types for its event catalogue, whose
+ * builders are type-checked to return exactly each `...Data` type.
  * Ids are integers; `createdBy`, `deletedBy`, `uploadedBy`, `adminActor` and `username` are
  * usernames; times are ISO-8601 UTC with milliseconds. No payload ever carries message content:
  * fetch it with `GET /api/rooms/{roomId}/messages/{messageId}` (admin or bot token).

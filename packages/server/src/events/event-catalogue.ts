@@ -1,134 +1,30 @@
 /**
- * The event catalogue: every event type Parley emits, the exact `data` fields each carries, and a
- * builder per event that copies only those fields (so nothing else, message content above all,
- * can leak into a payload). Field rules: ids are integers; usernames for createdBy, deletedBy,
- * uploadedBy, adminActor and username; times ISO-8601 UTC with milliseconds.
+ * The server's side of the event catalogue. The events and the exact `data` each carries are
+ * declared once, in `@parley/client` (the receiver-facing contract), and re-exported here for the
+ * rest of the server. This module adds what only the server needs: a builder per event that copies
+ * only the declared fields (so nothing else, message content above all, can leak into a payload),
+ * and the description and sample of each event. Field rules: ids are integers; usernames for
+ * createdBy, deletedBy, uploadedBy, adminActor and username; times ISO-8601 UTC with milliseconds.
  */
+import type {
+  AdminRoomDeletedData,
+  AdminUserActionData,
+  DeliverableEvent,
+  EventDataMap,
+  FileInfectionDetectedData,
+  FileUploadedData,
+  MessageCreatedData,
+  ModerationEventData,
+  RoomCreatedData,
+  RoomDeletedData,
+  RoomMembershipData,
+  RoomPresenceVia,
+  WebhookEndpointDisabledData,
+  WebhookTestData,
+} from "@parley/client";
 
-export const EVENT_NAMES = [
-  "MESSAGE_CREATED",
-  "USER_JOINED_ROOM",
-  "USER_LEFT_ROOM",
-  "ROOM_CREATED",
-  "ROOM_DELETED",
-  "FILE_UPLOADED",
-  "FILE_INFECTION_DETECTED",
-  "ADMIN_USER_DISABLED",
-  "ADMIN_USER_DELETED",
-  "ADMIN_ROOM_DELETED",
-  "MESSAGE_AUTO_MODERATION_FLAGGED",
-  "MESSAGE_AUTO_MODERATION_QUARANTINED",
-  "WEBHOOK_ENDPOINT_DISABLED",
-] as const;
-
-/** An event an endpoint can subscribe to. */
-export type EventName = (typeof EVENT_NAMES)[number];
-
-/** Sent only by POST /api/admin/webhooks/{id}/test, to that endpoint alone; not subscribable. */
-export const WEBHOOK_TEST = "WEBHOOK_TEST" as const;
-export type DeliverableEvent = EventName | typeof WEBHOOK_TEST;
-
-export interface MessageCreatedData {
-  roomId: number;
-  messageId: number;
-  /** The sending user's id; null for a message posted through an inbound webhook. */
-  senderId: number | null;
-  timestamp: string;
-  /** Present only for a message posted through an inbound webhook. */
-  inboundWebhookId?: number;
-}
-/**
- * How the user joined or left: as a member (POST .../join, .../leave), by being present on the
- * live stream (docs/realtime.md), or by joining or leaving the room's call.
- */
-export type RoomPresenceVia = "membership" | "presence" | "call";
-export interface RoomMembershipData {
-  roomId: number;
-  username: string;
-  via: RoomPresenceVia;
-}
-export interface RoomCreatedData {
-  roomId: number;
-  createdBy: string;
-  convertedFromDm?: true;
-}
-export interface RoomDeletedData {
-  roomId: number;
-  deletedBy: string;
-}
-export interface FileUploadedData {
-  fileId: number;
-  roomId: number;
-  fileName: string;
-  fileSize: number;
-  fileType: string;
-  uploadedBy: string;
-}
-export interface FileInfectionDetectedData {
-  roomId: number;
-  fileName: string;
-  fileSize: number;
-  fileType: string;
-  sha256: string;
-  signature: string;
-  scanner: string;
-  /** What Parley did with the file: it is never stored. */
-  action: "rejected";
-  uploadedBy: string;
-  scannedAt: string;
-}
-export interface AdminUserActionData {
-  username: string;
-  adminActor: string;
-}
-export interface AdminRoomDeletedData {
-  roomId: number;
-  adminActor: string;
-}
-export interface ModerationEventData {
-  flaggedMessageId: number;
-  messageId: number;
-  roomId: number;
-  senderId: number | null;
-  category: string;
-  score: number;
-  band: "low" | "medium" | "high";
-  status: "FLAGGED" | "QUARANTINED";
-  occurredAt: string;
-  moderationQueueUrl?: string;
-}
-export interface WebhookEndpointDisabledData {
-  webhookId: number;
-  name: string;
-  /** Why Parley disabled it: a 410 Gone answer, or a long run of failures. */
-  reason: "gone" | "auto_failing";
-  disabledAt: string;
-}
-export interface WebhookTestData {
-  message: string;
-  requestedBy: string;
-}
-
-export interface EventDataMap {
-  MESSAGE_CREATED: MessageCreatedData;
-  USER_JOINED_ROOM: RoomMembershipData;
-  USER_LEFT_ROOM: RoomMembershipData;
-  ROOM_CREATED: RoomCreatedData;
-  ROOM_DELETED: RoomDeletedData;
-  FILE_UPLOADED: FileUploadedData;
-  FILE_INFECTION_DETECTED: FileInfectionDetectedData;
-  ADMIN_USER_DISABLED: AdminUserActionData;
-  ADMIN_USER_DELETED: AdminUserActionData;
-  ADMIN_ROOM_DELETED: AdminRoomDeletedData;
-  MESSAGE_AUTO_MODERATION_FLAGGED: ModerationEventData;
-  MESSAGE_AUTO_MODERATION_QUARANTINED: ModerationEventData;
-  WEBHOOK_ENDPOINT_DISABLED: WebhookEndpointDisabledData;
-  WEBHOOK_TEST: WebhookTestData;
-}
-
-export function isEventName(value: unknown): value is EventName {
-  return typeof value === "string" && (EVENT_NAMES as readonly string[]).includes(value);
-}
+export { EVENT_NAMES, WEBHOOK_TEST, isEventName } from "@parley/client";
+export type { DeliverableEvent, EventDataMap, EventName, MessageCreatedData } from "@parley/client";
 
 export function isoTime(epochMs: number): string {
   return new Date(epochMs).toISOString();
