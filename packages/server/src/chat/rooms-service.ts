@@ -7,6 +7,7 @@ import { keysetSlice, type KeysetSlice } from "../db/keyset-slice.js";
 import type { Database } from "../db/schema.js";
 import { AppError } from "../errors/app-error.js";
 import { eventData, isoTime } from "../events/event-catalogue.js";
+import { leaveCallIn } from "../realtime/calls-service.js";
 import { findLiveRoom, roomForMember } from "./room-access.js";
 import {
   addMembers,
@@ -132,14 +133,16 @@ export async function joinRoom(
 }
 
 /**
- * Leaves a room or direct message; fires USER_LEFT_ROOM for a room. Leaving a DM closes it for good: the pair
- * opens a new one with POST /api/dms.
+ * Leaves a room or direct message, and its call; fires USER_LEFT_ROOM for a room. Leaving a DM
+ * closes it for good: the pair opens a new one with POST /api/dms.
  */
 export async function leaveRoom(ctx: AppContext, actor: Principal, roomId: number): Promise<void> {
   await ctx.database.transaction(async (tx) => {
     const room = await findLiveRoom(tx.db, roomId);
     if (!(await removeMember(tx.db, roomId, actor.userId)))
       throw new AppError("not_a_member", `you are not a member of room ${roomId}`);
+    // No longer a member, so no longer in its call either (where they could still signal).
+    await leaveCallIn(ctx, tx, roomId, actor);
     if (room.kind === "dm") {
       await clearDmKey(tx.db, roomId);
       // Integrations never heard of this DM (it fires nothing until promoted): nothing to announce.

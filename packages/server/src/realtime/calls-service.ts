@@ -13,6 +13,8 @@ import {
 import type { AppContext } from "../app-context.js";
 import type { Principal } from "../auth/principal.js";
 import { findLiveRoom, roomForMember } from "../chat/room-access.js";
+import { findRoomRow, isMember } from "../chat/rooms-repository.js";
+import { AppError } from "../errors/app-error.js";
 import type { Database } from "../db/schema.js";
 import type { IceServer } from "../config/load-config.js";
 import { eventData } from "../events/event-catalogue.js";
@@ -33,14 +35,15 @@ export interface CallState {
 
 /**
  * A member joins the room's call (starting it when there is none); fires USER_JOINED_ROOM via
- * "call" the first time. Joining again answers the same call and fires nothing.
+ * "call" the first time, in a room (a direct message's call, like the rest of it, fires nothing
+ * until it is promoted). Joining again answers the same call and fires nothing.
  */
 export async function joinCall(
   ctx: AppContext,
   actor: Principal,
   roomId: number,
 ): Promise<CallView> {
-  await roomForMember(ctx.db, roomId, actor);
+  const room = await roomForMember(ctx.db, roomId, actor);
   return ctx.database.transaction(async (tx) => {
     const now = ctx.now();
     await insertCallIfNone(tx.db, {
@@ -55,7 +58,7 @@ export async function joinCall(
       username: actor.username,
       joinedAt: now,
     });
-    if (joined)
+    if (joined && room.kind === "room")
       await tx.emit(
         "USER_JOINED_ROOM",
         eventData.roomMembership({ roomId, username: actor.username, via: "call" }),
@@ -66,8 +69,8 @@ export async function joinCall(
 
 /**
  * Takes the user out of the room's call inside `tx` (fires USER_LEFT_ROOM via "call" when they
- * were in it); the call ends with its last participant. Used by the leave route and when the
- * user's presence in the room ends.
+ * were in it and it is a room, not a direct message); the call ends with its last participant.
+ * Used by the leave route, when the user leaves the room, and when their presence in it ends.
  */
 export async function leaveCallIn(
   ctx: AppContext,
@@ -77,18 +80,25 @@ export async function leaveCallIn(
 ): Promise<boolean> {
   if ((await lockCallId(tx.db, ctx.dialect, roomId)) === undefined) return false;
   if (!(await deleteCallParticipant(tx.db, roomId, user.userId))) return false;
-  await tx.emit(
-    "USER_LEFT_ROOM",
-    eventData.roomMembership({ roomId, username: user.username, via: "call" }),
-  );
+  if ((await findRoomRow(tx.db, roomId))?.kind === "room")
+    await tx.emit(
+      "USER_LEFT_ROOM",
+      eventData.roomMembership({ roomId, username: user.username, via: "call" }),
+    );
   if ((await listCallParticipants(tx.db, roomId)).length === 0) await deleteCall(tx.db, roomId);
   return true;
 }
 
-/** Leaves the room's call; answers the same whether or not the caller was in it. */
+/**
+ * Leaves the room's call; a member gets the same answer whether or not they were in it. Anyone
+ * else is refused (403 not_a_member, as joining and reading the call are), unless they were still
+ * in the call.
+ */
 export async function leaveCall(ctx: AppContext, actor: Principal, roomId: number): Promise<void> {
   await findLiveRoom(ctx.db, roomId);
-  await ctx.database.transaction((tx) => leaveCallIn(ctx, tx, roomId, actor));
+  const left = await ctx.database.transaction((tx) => leaveCallIn(ctx, tx, roomId, actor));
+  if (!left && !(await isMember(ctx.db, roomId, actor.userId)))
+    throw new AppError("not_a_member", `you are not a member of room ${roomId}`);
 }
 
 /** The room's current call (callId null when none) and the ICE servers for it; members only. */

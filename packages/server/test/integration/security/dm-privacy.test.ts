@@ -1,7 +1,9 @@
+import fs from "node:fs";
+import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createTestApp, type TestApp, type TestUser } from "../../helpers/build-app.js";
 import { describeEachDialect } from "../../helpers/dialects.js";
-import { post, recordEvents } from "../chat/chat-helpers.js";
+import { countRows, post, recordEvents } from "../chat/chat-helpers.js";
 
 async function openDm(t: TestApp, from: TestUser, to: TestUser): Promise<number> {
   const res = await t.app.inject({
@@ -12,6 +14,23 @@ async function openDm(t: TestApp, from: TestUser, to: TestUser): Promise<number>
   });
   expect(res.statusCode).toBeLessThan(300);
   return res.json<{ id: number }>().id;
+}
+
+function upload(t: TestApp, user: TestUser, roomId: number, content: string) {
+  return t.app.inject({
+    method: "POST",
+    url: `/api/rooms/${roomId}/files`,
+    headers: { ...user.headers, "content-type": "multipart/form-data; boundary=XYZ" },
+    payload:
+      '--XYZ\r\nContent-Disposition: form-data; name="file"; filename="notes.txt"\r\n' +
+      `Content-Type: text/plain\r\n\r\n${content}\r\n--XYZ--\r\n`,
+  });
+}
+
+/** The files stored under the data directory (uploads kept, temporary ones not yet removed). */
+function storedFiles(t: TestApp): string[] {
+  const dir = path.join(t.dataDir, "files");
+  return fs.existsSync(dir) ? fs.readdirSync(dir, { recursive: true }).map(String) : [];
 }
 
 describeEachDialect("direct-message privacy on $name", (dialect) => {
@@ -134,6 +153,94 @@ describeEachDialect("direct-message privacy on $name", (dialect) => {
     } finally {
       seen.stop();
     }
+  });
+
+  it("refuses a DM's call to anyone outside it (403) and shows them no call id or participant", async () => {
+    const dm = await openDm(t, alice, bob);
+    const joined = await t.app.inject({
+      method: "POST",
+      url: `/api/rooms/${dm}/call/join`,
+      headers: alice.headers,
+    });
+    expect(joined.statusCode).toBe(200);
+    const { callId } = joined.json<{ callId: string }>();
+    for (const outsider of [carol, bot, t.admin]) {
+      for (const [method, route] of [
+        ["POST", "call/join"],
+        ["GET", "call"],
+        ["POST", "call/leave"],
+      ] as const) {
+        const res = await t.app.inject({
+          method,
+          url: `/api/rooms/${dm}/${route}`,
+          headers: outsider.headers,
+        });
+        expect(res.statusCode, `${outsider.username}: ${method} ${route}`).toBe(403);
+        expect(res.json()).toMatchObject({ code: "not_a_member" });
+        expect(res.body).not.toContain(callId);
+        expect(res.body).not.toContain(alice.username);
+      }
+    }
+    const state = await t.app.inject({ url: `/api/rooms/${dm}/call`, headers: bob.headers });
+    expect(state.json()).toMatchObject({ callId, participants: [alice.username] });
+  });
+
+  it("takes a member who leaves a DM out of its call", async () => {
+    const dm = await openDm(t, carol, alice);
+    for (const member of [carol, alice]) {
+      const res = await t.app.inject({
+        method: "POST",
+        url: `/api/rooms/${dm}/call/join`,
+        headers: member.headers,
+      });
+      expect(res.statusCode).toBe(200);
+    }
+    const leave = await t.app.inject({
+      method: "POST",
+      url: `/api/rooms/${dm}/leave`,
+      headers: carol.headers,
+    });
+    expect(leave.statusCode).toBe(204);
+    const state = await t.app.inject({ url: `/api/rooms/${dm}/call`, headers: alice.headers });
+    expect(state.json()).toMatchObject({ participants: [alice.username] });
+    const asFormerMember = await t.app.inject({
+      url: `/api/rooms/${dm}/call`,
+      headers: carol.headers,
+    });
+    expect(asFormerMember.statusCode).toBe(403);
+  });
+
+  it("fires no USER_JOINED_ROOM or USER_LEFT_ROOM for a call in a DM", async () => {
+    const dm = await openDm(t, bob, bot);
+    const seen = recordEvents(t);
+    try {
+      for (const route of ["call/join", "call/leave"]) {
+        const res = await t.app.inject({
+          method: "POST",
+          url: `/api/rooms/${dm}/${route}`,
+          headers: bob.headers,
+        });
+        expect(res.statusCode).toBeLessThan(300);
+      }
+      expect(seen.events).toEqual([]);
+    } finally {
+      seen.stop();
+    }
+  });
+
+  it("refuses an upload into a DM from anyone outside it (403) and stores nothing", async () => {
+    const dm = await openDm(t, bob, carol);
+    const rows = await countRows(t, "files");
+    const onDisk = storedFiles(t).length;
+    for (const outsider of [alice, bot, t.admin]) {
+      const res = await upload(t, outsider, dm, "planted by an outsider");
+      expect(res.statusCode, outsider.username).toBe(403);
+      expect(res.json()).toMatchObject({ code: "not_a_member" });
+    }
+    expect(await countRows(t, "files")).toBe(rows);
+    expect(storedFiles(t)).toHaveLength(onDisk);
+    expect((await upload(t, bob, dm, "ours")).statusCode).toBe(201);
+    expect(await countRows(t, "files")).toBe(rows + 1);
   });
 
   it("refuses an inbound webhook into a DM", async () => {
