@@ -98,6 +98,79 @@ describe("parley stream --room", () => {
     expect(run.output().stderr).toContain(`streaming room ${roomId} as gus`);
   });
 
+  it("prints one JSON frame per line with --json: the documented event and presence frames", async () => {
+    const roomId = (await api("POST", "/api/rooms", { name: "tail-json" })).json().id as number;
+    const before = (
+      await api("POST", `/api/rooms/${roomId}/messages`, { content: "before" })
+    ).json().id as number;
+    await api("POST", `/api/rooms/${roomId}/messages`, { content: "missed *one*" });
+    const run = tail(["--room", String(roomId), "--after", String(before), "--json"], env);
+    await run.until(() => run.output().stdout.includes('"type":"presence"'));
+    const live = (
+      await api("POST", `/api/rooms/${roomId}/messages`, { content: "live **two**" })
+    ).json().id as number;
+    await run.until(() => run.output().stdout.includes(`"messageId":${live}`));
+    expect((await api("DELETE", `/api/rooms/${roomId}`)).statusCode).toBe(204);
+    expect(await run.exited).toBe(0);
+
+    // Every line is one JSON frame; the banner stays on stderr.
+    const frames = run
+      .output()
+      .stdout.trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(run.output().stderr).toContain(`streaming room ${roomId} as gus`);
+    expect(frames).toContainEqual({ type: "presence", roomId, present: ["gus"] });
+    expect(frames).toContainEqual({
+      type: "event",
+      event: "USER_JOINED_ROOM",
+      roomId,
+      data: { roomId, username: "gus", via: "presence" },
+    });
+    const messages = frames.filter((frame) => frame.event === "MESSAGE_CREATED");
+    expect(messages).toHaveLength(2);
+    const at = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(messages[1]).toEqual({
+      type: "event",
+      event: "MESSAGE_CREATED",
+      roomId,
+      data: {
+        roomId,
+        messageId: live,
+        senderId: gus.id,
+        timestamp: at,
+        message: {
+          id: live,
+          roomId,
+          content: "live **two**",
+          contentFormat: "markdown",
+          sender: {
+            type: "user",
+            id: gus.id,
+            username: "gus",
+            displayName: expect.any(String),
+            avatarUrl: null,
+          },
+          inboundWebhookId: null,
+          moderationStatus: "none",
+          createdAt: at,
+          contentRaw: "live **two**",
+          contentText: "live two",
+          contentHtml: "<p>live <strong>two</strong></p>\n",
+        },
+      },
+    });
+    expect(messages[0]).toMatchObject({
+      data: { message: { content: "missed *one*", contentText: "missed one" } },
+    });
+    expect(frames.at(-1)).toMatchObject({
+      type: "event",
+      event: "ROOM_DELETED",
+      roomId,
+      data: { roomId, deletedBy: "gus" },
+    });
+  });
+
   it("fails with a clear message for a room the user is not in, and for a refused token", async () => {
     const other = await t.user("user", "hal");
     const roomId = (

@@ -133,6 +133,99 @@ describe("parley webhooks and parley inbound, against a running server", () => {
   );
 
   it(
+    "lists endpoints with --json as an array of the documented webhook objects, no secret among them",
+    async () => {
+      const secret = "a-secret-the-list-must-not-show";
+      const { data: made } = await c.admin("POST /api/admin/webhooks", {
+        data: { name: "json-list", url: receiver.url, secret, events: ["ROOM_CREATED"] },
+      });
+      const list = await parley(["webhooks", "list", "--json"], env);
+      expect(list.stderr).toBe("");
+      expect(list.code).toBe(0);
+      const webhooks = JSON.parse(list.stdout) as Array<Record<string, unknown>>;
+      expect(Array.isArray(webhooks)).toBe(true);
+      for (const webhook of webhooks) {
+        expect(webhook).toMatchObject({
+          id: expect.any(Number),
+          name: expect.any(String),
+          url: expect.any(String),
+          events: expect.any(Array),
+          enabled: expect.any(Boolean),
+          createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+          updatedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+        });
+        expect(webhook).not.toHaveProperty("secret");
+      }
+      expect(webhooks.find((webhook) => webhook.id === made.id)).toMatchObject({
+        name: "json-list",
+        url: receiver.url,
+        events: ["ROOM_CREATED"],
+        enabled: true,
+      });
+      expect(list.stdout).not.toContain(secret);
+    },
+    SPAWNS,
+  );
+
+  it(
+    "creates an inbound webhook with --json: the documented object with its token and URLs, which post into the room",
+    async () => {
+      const { data: room } = await c.admin("POST /api/rooms", { name: "cli-json-room" });
+      const created = await parley(
+        [
+          "inbound",
+          "create",
+          "--room",
+          String(room.id),
+          "--name",
+          "JSON bot",
+          "--avatar-url",
+          "https://example.com/bot.png",
+          "--json",
+        ],
+        env,
+      );
+      expect(created.stderr).toBe("");
+      expect(created.code).toBe(0);
+      const hook = JSON.parse(created.stdout) as Record<string, unknown> & {
+        token: string;
+        url: string;
+      };
+      expect(hook).toEqual({
+        id: expect.any(Number),
+        roomId: room.id,
+        displayName: "JSON bot",
+        avatarUrl: "https://example.com/bot.png",
+        enabled: true,
+        allowOverrides: false,
+        tokenLast8: hook.token.slice(-8),
+        createdAt: expect.any(String),
+        updatedAt: expect.any(String),
+        token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+        // Built from the configured address (PARLEY_PUBLIC_BASE_URL, else host and PARLEY_PORT);
+        // this server listens on a port of its own, so only the path is compared and used.
+        url: expect.stringMatching(
+          new RegExp(`^http://[^/]+/api/public/webhooks/ingest/${hook.token}$`),
+        ),
+        slackUrl: `${hook.url}/slack`,
+      });
+      const posted = await fetch(`${c.baseUrl}${new URL(hook.url).pathname}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ content: "posted through the printed URL" }),
+      });
+      expect(posted.status).toBe(200);
+      const { data: messages } = await c.admin("GET /api/rooms/{roomId}/messages", {
+        roomId: room.id,
+      });
+      expect(messages.items.map((message) => message.content)).toContain(
+        "posted through the printed URL",
+      );
+    },
+    SPAWNS,
+  );
+
+  it(
     "prints an API error as parley: <code>: <detail> and exits 1, the secret kept out",
     async () => {
       const bad = await parley(
