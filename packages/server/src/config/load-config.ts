@@ -146,8 +146,9 @@ function parseValue(name: SettingName, setting: Setting, raw: string): unknown {
     case "json":
       try {
         return JSON.parse(raw) as unknown;
-      } catch {
-        throw new ConfigError(variable, `expected JSON, got "${raw}"`);
+      } catch (error) {
+        // Not echoed: a JSON setting may hold credentials (a TURN server's), and this reaches logs.
+        throw new ConfigError(variable, `expected JSON (${(error as Error).message})`);
       }
     case "enum":
       if (!setting.values!.includes(raw)) {

@@ -100,4 +100,10 @@ describe("PARLEY_ICE_SERVERS", () => {
   ])("refuses %s, naming the variable", (_why, value) => {
     expect(() => loadConfig({ PARLEY_ICE_SERVERS: value })).toThrow(/PARLEY_ICE_SERVERS/);
   });
+
+  it("does not repeat a value that is not JSON, which may hold a TURN credential", () => {
+    const value = '[{"urls":"turn:x","credential":"s3cret-turn-pass"'; // cut short
+    expect(() => loadConfig({ PARLEY_ICE_SERVERS: value })).toThrow(/PARLEY_ICE_SERVERS.*JSON/);
+    expect(() => loadConfig({ PARLEY_ICE_SERVERS: value })).not.toThrow(/s3cret-turn-pass/);
+  });
 });
