@@ -8,7 +8,11 @@
  *   running one (the README's Ctrl-C);
  * - every other block runs in bash, with the admin token the first start printed put where the
  *   README has `TOKEN=eyJhbGciOi...`;
- * - the tests block (`npm ci && npm test`) is skipped: `.ci/run` runs the tests.
+ * - the tests block (`npm ci && npm test`) is skipped: `.ci/run` runs the tests;
+ * - in a block `npm ci && <command>`, `npm ci` runs first on its own: its output must not hold an
+ *   EBADENGINE warning (a dependency that does not support the Node.js the README asks for), and
+ *   `npx parley --help` must then print the usage before `npm start` (or any build of ours) runs,
+ *   as the README says `npx parley ...` works from the moment `npm ci` finishes.
  * It then checks: the first start prints the lines the README shows and an admin token; the
  * message read back has every representation; the receiver prints the MESSAGE_CREATED delivery.
  *
@@ -16,7 +20,7 @@
  * the commands' addresses are rewritten to match. Needs git and network access for `npm ci` (about
  * three minutes on two cores). Usage: node scripts/check-first-run.mjs [--keep]
  */
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
@@ -102,6 +106,36 @@ function check(condition, message) {
   log(`ok: ${message}`);
 }
 
+/** Runs a command in the foreground, in bash; gives its exit status and output (both streams). */
+function runForeground(command, cwd, env, timeoutMs) {
+  log(`run: ${command}`);
+  const run = spawnSync("bash", ["-c", `${command} 2>&1`], {
+    cwd,
+    env,
+    encoding: "utf8",
+    timeout: timeoutMs,
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return { status: run.status, output: run.stdout ?? "" };
+}
+
+/** `npm ci` alone, then `npx parley --help` before any build or start. */
+function installThenCheckCli(install, cwd, env) {
+  const installed = runForeground(install, cwd, env, 15 * 60_000);
+  process.stdout.write(`${installed.output.trim().split("\n").slice(-5).join("\n")}\n`);
+  check(installed.status === 0, `\`${install}\` succeeds (exit status ${installed.status})`);
+  const engines = installed.output.split("\n").filter((line) => /EBADENGINE/.test(line));
+  check(
+    engines.length === 0,
+    `\`${install}\` warns of no unsupported engine (EBADENGINE)${engines.length ? `:\n${engines.join("\n")}` : ""}`,
+  );
+  const help = runForeground("npx parley --help", cwd, env, 60_000);
+  check(
+    help.status === 0 && /^Usage: parley /m.test(help.output),
+    `\`npx parley --help\` prints the usage right after \`${install}\`${help.status === 0 ? "" : ` (exit status ${help.status}):\n${help.output}`}`,
+  );
+}
+
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "parley-first-run-"));
 const clone = path.join(work, "parley");
 let failed = false;
@@ -142,11 +176,18 @@ try {
   const expected = blocks.find((block) => block.lang === "" && block.text.includes("Admin token:"));
   check(expected !== undefined, "the README shows what the first start prints");
 
+  let installed = false;
   for (const block of blocks.filter((b) => b.lang === "sh")) {
-    const text = rewrite(block.text.trim());
+    let text = rewrite(block.text.trim());
     if (/\bnpm test\b/.test(text)) {
       log(`skip (the tests run in .ci/run): ${text}`);
       continue;
+    }
+    const install = /^(npm ci\b[^&\n]*?)\s*&&\s*/.exec(text);
+    if (install) {
+      installThenCheckCli(install[1], clone, env);
+      installed = true;
+      text = text.slice(install[0].length);
     }
     if (/\bnpm start\b/.test(text)) {
       const first = server === undefined;
@@ -221,6 +262,7 @@ try {
       check(true, "the receiver printed the MESSAGE_CREATED delivery");
     }
   }
+  check(installed, "the walk-through installed with `npm ci` and checked `npx parley --help`");
   check(
     receiver !== undefined && /✓ MESSAGE_CREATED/.test(receiver.output),
     "the walk-through ended with a verified delivery",
