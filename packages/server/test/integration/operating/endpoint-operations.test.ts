@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { Webhook } from "standardwebhooks";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { describeEachDialect } from "../../helpers/dialects.js";
 import type { RecordedRequest } from "../../helpers/receiver.js";
 import { waitFor } from "../../helpers/wait-for.js";
-import { expectedSignature } from "../delivery/delivery-fixture.js";
+import { expectedSignature, type DeliveryRow } from "../delivery/delivery-fixture.js";
 import { startOperatingApp, type OperatingApp } from "./operating-fixture.js";
 
 const events = (requests: RecordedRequest[]) =>
@@ -502,6 +502,169 @@ describeEachDialect("operating endpoints on $name", (dialect) => {
       expect(manual.json().health.consecutiveFailures).toBe(0);
       const off = await d.api("PATCH", `/api/admin/webhooks/${endpoint.id}`, { enabled: false });
       expect(off.json().disabledReason).toBe("manual");
+    });
+  });
+
+  /** The one delivery of `webhookId` once `ready` holds for it. */
+  async function deliveryOf(
+    app: OperatingApp,
+    webhookId: number,
+    what: string,
+    ready: (row: DeliveryRow) => boolean,
+  ): Promise<DeliveryRow> {
+    return waitFor(what, async () =>
+      (await app.deliveries()).find((row) => row.webhook_id === webhookId && ready(row)),
+    );
+  }
+
+  /**
+   * Waits until the endpoint's failing delivery has used all its attempts, or the endpoint was
+   * disabled on the way (which holds the delivery): either way every failure so far is recorded,
+   * and with it the auto-disable rule's verdict.
+   */
+  async function failuresRunOut(app: OperatingApp, webhookId: number): Promise<void> {
+    await waitFor("the delivery exhausted or the endpoint disabled", async () => {
+      const view = (await app.api("GET", `/api/admin/webhooks/${webhookId}`)).json();
+      if (!view.enabled) return true;
+      return (await app.deliveries()).some(
+        (row) => row.webhook_id === webhookId && row.status === "EXHAUSTED",
+      );
+    });
+  }
+
+  describe("Retry-After below a 5 s back-off ceiling", () => {
+    let r: OperatingApp;
+    beforeAll(async () => {
+      r = await startOperatingApp(dialect, { webhookBackoffMaxMs: 5_000, webhookMaxAttempts: 5 });
+    });
+    afterAll(() => r?.close());
+
+    it("delays the next attempt by a 429's Retry-After in seconds, cut to the ceiling", async () => {
+      const receiver = await r.receiver();
+      receiver.respondWith((_r, i) =>
+        i === 0
+          ? { status: 429, headers: { "retry-after": "2" } }
+          : i === 1
+            ? { status: 429, headers: { "retry-after": "3600" } }
+            : { status: 204 },
+      );
+      const endpoint = await r.create({ url: receiver.url });
+      await r.emitUser("too-many");
+      // next_attempt_at and updated_at are both the recording's clock: their gap is the wait.
+      const afterFirst = await deliveryOf(r, endpoint.id, "the 429 recorded", (row) => {
+        return row.attempts === 1;
+      });
+      // Back-off alone would wait 100 ms.
+      expect(afterFirst.next_attempt_at! - afterFirst.updated_at).toBe(2_000);
+      const [first, second] = await receiver.waitForRequests(2, 10_000);
+      expect(second!.receivedAt - first!.receivedAt).toBeGreaterThanOrEqual(2_000);
+      const afterSecond = await deliveryOf(r, endpoint.id, "the second 429 recorded", (row) => {
+        return row.attempts === 2;
+      });
+      expect(afterSecond.status).toBe("FAILED");
+      expect(afterSecond.next_attempt_at! - afterSecond.updated_at).toBe(5_000);
+      const metrics = await r.t.app.inject({ method: "GET", url: "/metrics" });
+      const delayed = /parley_webhook_attempts_delayed_total\{cause="retry_after"\} (\d+)/.exec(
+        metrics.body,
+      );
+      expect(Number(delayed?.[1])).toBeGreaterThanOrEqual(2);
+    });
+
+    it("delays the next attempt until a 429's Retry-After HTTP date", async () => {
+      const receiver = await r.receiver();
+      let asked = 0;
+      receiver.respondWith((_r, i) => {
+        if (i > 0) return { status: 204 };
+        // Whole seconds, 2 to 3 s ahead: past the 100 ms back-off, within the ceiling.
+        asked = Math.floor((Date.now() + 3_000) / 1000) * 1000;
+        return { status: 429, headers: { "retry-after": new Date(asked).toUTCString() } };
+      });
+      const endpoint = await r.create({ url: receiver.url });
+      await r.emitUser("come-back-at");
+      const afterFirst = await deliveryOf(r, endpoint.id, "the 429 recorded", (row) => {
+        return row.attempts === 1;
+      });
+      expect(afterFirst.status).toBe("FAILED");
+      expect(afterFirst.next_attempt_at).toBe(asked);
+      const [, second] = await receiver.waitForRequests(2, 10_000);
+      expect(second!.receivedAt).toBeGreaterThanOrEqual(asked);
+    });
+  });
+
+  describe("auto-disable with a one-hour setting", () => {
+    let y: OperatingApp;
+    beforeAll(async () => {
+      y = await startOperatingApp(dialect, {
+        webhookAutoDisableMinFailures: 3,
+        webhookAutoDisableAfterMs: 3_600_000,
+        webhookMaxAttempts: 5,
+      });
+    });
+    afterAll(() => y?.close());
+
+    it("keeps an endpoint enabled while its run of failures is younger than the setting, and disables it once the run is older", async () => {
+      const failing = await y.receiver();
+      failing.respondWith(() => ({ status: 500 }));
+      const endpoint = await y.create({ url: failing.url });
+      await y.emitUser("young-run");
+      await failuresRunOut(y, endpoint.id);
+      const young = (await y.api("GET", `/api/admin/webhooks/${endpoint.id}`)).json();
+      expect(young).toMatchObject({ enabled: true, disabledReason: null, disabledAt: null });
+      expect(young.health.consecutiveFailures).toBe(5);
+
+      // The same run, its first failure now past the hour: the next failure disables.
+      await y.t.ctx.db
+        .updateTable("webhooks")
+        .set({ failing_since: Date.now() - 3_600_000 - 60_000 })
+        .where("id", "=", endpoint.id)
+        .execute();
+      await y.emitUser("old-run");
+      const old = await waitFor("the endpoint auto-disabled", async () => {
+        const view = (await y.api("GET", `/api/admin/webhooks/${endpoint.id}`)).json();
+        return view.disabledReason === "auto_failing" && view;
+      });
+      expect(old.enabled).toBe(false);
+      expect(old.health.consecutiveFailures).toBe(6);
+    });
+  });
+
+  describe("auto-disable turned off", () => {
+    it.each([
+      ["PARLEY_WEBHOOK_AUTO_DISABLE_AFTER_MS", { webhookAutoDisableAfterMs: 0 }],
+      ["PARLEY_WEBHOOK_AUTO_DISABLE_MIN_FAILURES", { webhookAutoDisableMinFailures: 0 }],
+    ])("never disables a failing endpoint with %s=0", async (_name, setting) => {
+      const off = await startOperatingApp(dialect, {
+        webhookAutoDisableMinFailures: 3,
+        webhookAutoDisableAfterMs: 1,
+        webhookMaxAttempts: 5,
+        ...setting,
+      });
+      onTestFinished(() => off.close());
+      const failing = await off.receiver();
+      failing.respondWith(() => ({ status: 500 }));
+      const endpoint = await off.create({ url: failing.url });
+      await off.emitUser("failing-1");
+      await failuresRunOut(off, endpoint.id);
+      const afterRun = (await off.api("GET", `/api/admin/webhooks/${endpoint.id}`)).json();
+      expect(afterRun).toMatchObject({ enabled: true, disabledReason: null });
+      expect(afterRun.health.consecutiveFailures).toBe(5);
+      // A run a day old by then: any rule left on would disable at the next failure.
+      await off.t.ctx.db
+        .updateTable("webhooks")
+        .set({ failing_since: Date.now() - 86_400_000 })
+        .where("id", "=", endpoint.id)
+        .execute();
+      await off.emitUser("failing-2");
+      await deliveryOf(off, endpoint.id, "the second delivery's first failure recorded", (row) => {
+        return row.status === "FAILED" && row.attempts === 1;
+      });
+      const view = (await off.api("GET", `/api/admin/webhooks/${endpoint.id}`)).json();
+      expect(view).toMatchObject({ enabled: true, disabledReason: null, disabledAt: null });
+      expect(view.health.consecutiveFailures).toBe(6);
+      const metrics = await off.t.app.inject({ method: "GET", url: "/metrics" });
+      expect(metrics.body).not.toMatch(
+        /parley_webhook_endpoints_disabled_total\{reason="auto_failing"\} [1-9]/,
+      );
     });
   });
 });
