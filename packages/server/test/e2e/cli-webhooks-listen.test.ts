@@ -1,4 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import crypto from "node:crypto";
 import { paginate, signWebhookPayload } from "@parley/client";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { SQLITE } from "../helpers/dialects.js";
@@ -62,9 +63,12 @@ describe("parley webhooks listen", () => {
     for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
   });
 
-  async function webhookTo(url: string) {
+  async function webhookTo(
+    url: string,
+    signatureScheme: "parley" | "standard-webhooks" | "both" = "parley",
+  ) {
     const { data } = await c.admin("POST /api/admin/webhooks", {
-      data: { name: "listen", url, secret: SECRET, events: ["MESSAGE_CREATED"] },
+      data: { name: "listen", url, secret: SECRET, events: ["MESSAGE_CREATED"], signatureScheme },
     });
     return data;
   }
@@ -123,6 +127,75 @@ describe("parley webhooks listen", () => {
     expect(log.map((d) => d.lastResponseStatus)).toEqual([204, 204]);
     await c.admin("DELETE /api/admin/webhooks/{id}", { id: webhook.id });
   }, 60_000);
+
+  it.each(["standard-webhooks", "both"] as const)(
+    "verifies a %s-signed delivery from the server, and rejects a bad Standard Webhooks signature even beside a good X-Webhook-Signature-256",
+    async (signatureScheme) => {
+      // The listener forwards what it verified, so the app sees the headers it was signed with.
+      const app: Receiver = await startReceiver();
+      try {
+        const listener = await listen(["--forward-to", app.url]);
+        const webhook = await webhookTo(listener.url, signatureScheme);
+
+        const { data: room } = await c.admin("POST /api/rooms", { name: signatureScheme });
+        const { data: message } = await c.admin("POST /api/rooms/{roomId}/messages", {
+          roomId: room.id,
+          content: "signed the standard way",
+        });
+        const created = await listener.line(/✓ MESSAGE_CREATED/);
+        expect(created).toContain(
+          `webhook ${webhook.id}  roomId=${room.id} messageId=${message.id}`,
+        );
+        const [forwarded] = await app.waitForRequests(1);
+        expect(forwarded!.headers["webhook-id"]).toMatch(/^evt_[0-9A-Z]{26}$/);
+        expect(forwarded!.headers["webhook-signature"]).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
+        expect(forwarded!.headers["x-webhook-signature-256"] !== undefined).toBe(
+          signatureScheme === "both",
+        );
+        const delivery = await waitFor("the delivery to be logged", async () => {
+          const { data } = await c.admin("GET /api/admin/webhooks/{id}/deliveries", {
+            id: webhook.id,
+          });
+          return data.items.find((d) => d.status === "SUCCESS");
+        });
+        expect(delivery.lastResponseStatus).toBe(204);
+
+        // Signed with another key: refused although the spec's header beside it is right.
+        const body = JSON.stringify({
+          event: "MESSAGE_CREATED",
+          timestamp: new Date().toISOString(),
+          webhookId: webhook.id,
+          data: {},
+        });
+        const id = "evt_01JZZZZZZZZZZZZZZZZZZZZZZZ";
+        const seconds = Math.floor(Date.now() / 1000);
+        const wrongKey = crypto
+          .createHmac("sha256", "not-the-secret-000")
+          .update(`${id}.${seconds}.${body}`)
+          .digest("base64");
+        const forged = await fetch(listener.url, {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            "webhook-id": id,
+            "webhook-timestamp": String(seconds),
+            "webhook-signature": `v1,${wrongKey}`,
+            "x-webhook-signature-256": signWebhookPayload(SECRET, body),
+          },
+          body,
+        });
+        expect(forged.status).toBe(401);
+        expect(await listener.line(/✗ rejected/)).toMatch(
+          /\s{2}✗ rejected: bad signature from 127\.0\.0\.1$/,
+        );
+        expect(app.requests).toHaveLength(1);
+        await c.admin("DELETE /api/admin/webhooks/{id}", { id: webhook.id });
+      } finally {
+        await app.close();
+      }
+    },
+    60_000,
+  );
 
   it("forwards verified deliveries with the same bytes and headers and answers the app's status", async () => {
     const app: Receiver = await startReceiver();
