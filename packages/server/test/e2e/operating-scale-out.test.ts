@@ -8,6 +8,7 @@ import { POSTGRES, type TestDatabase } from "../helpers/dialects.js";
 import { FAST_ENV } from "../helpers/knobs.js";
 import { startReceiver, type Receiver } from "../helpers/receiver.js";
 import { killAllServers, spawnServer, type SpawnedServer } from "../helpers/spawn-server.js";
+import { waitFor } from "../helpers/wait-for.js";
 import { metricValue, produceEvents } from "./e2e-support.js";
 
 async function api(
@@ -124,6 +125,18 @@ describe(
       expect(rotated.status).toBe(200);
       const newSecret = rotated.json.secret as string;
 
+      // Only this endpoint takes the events from here on (the capped one above subscribes to the
+      // same event), so each process's count of successful attempts is of its deliveries alone.
+      const others = (await api(a, token, "GET", "/api/admin/webhooks?limit=200")).json
+        .items as Array<{ id: number }>;
+      for (const other of others.filter((w) => w.id !== id))
+        expect(
+          (await api(a, token, "PATCH", `/api/admin/webhooks/${other.id}`, { enabled: false }))
+            .status,
+        ).toBe(200);
+      const successes = (server: SpawnedServer) =>
+        metricValue(server, 'parley_webhook_attempts_total{outcome="success"}');
+      const [sentByA, sentByB] = [await successes(a), await successes(b)];
       await produceEvents(
         [a, b],
         token,
@@ -135,6 +148,18 @@ describe(
         expect(() => new Webhook(oldSecret).verify(request.body, request.headers)).not.toThrow();
         expect(() => new Webhook(newSecret).verify(request.body, request.headers)).not.toThrow();
       }
+      // Both processes signed some of them: each one's count of successful attempts grew. The
+      // receiver records a request before it answers; the sender counts it after.
+      let counts = [0, 0];
+      const [byA, byB] = await waitFor(
+        () => `both processes to count the 40 deliveries (counted ${counts.join(" + ")})`,
+        async () => {
+          counts = [(await successes(a)) - sentByA, (await successes(b)) - sentByB];
+          return counts[0]! + counts[1]! === 40 && counts;
+        },
+      );
+      expect(byA).toBeGreaterThan(0);
+      expect(byB).toBeGreaterThan(0);
       const wait = Date.parse(rotated.json.previousSecretExpiresAt as string) - Date.now();
       await sleep(Math.max(0, wait) + 200);
       await produceEvents(
