@@ -119,12 +119,6 @@ describe(
         signatureScheme: "standard-webhooks",
       });
       const id = created.json.id as number;
-      const rotated = await api(b, token, "POST", `/api/admin/webhooks/${id}/rotate-secret`, {
-        overlapSeconds: 3,
-      });
-      expect(rotated.status).toBe(200);
-      const newSecret = rotated.json.secret as string;
-
       // Only this endpoint takes the events from here on (the capped one above subscribes to the
       // same event), so each process's count of successful attempts is of its deliveries alone.
       const others = (await api(a, token, "GET", "/api/admin/webhooks?limit=200")).json
@@ -134,6 +128,12 @@ describe(
           (await api(a, token, "PATCH", `/api/admin/webhooks/${other.id}`, { enabled: false }))
             .status,
         ).toBe(200);
+      const rotated = await api(b, token, "POST", `/api/admin/webhooks/${id}/rotate-secret`, {
+        overlapSeconds: 3,
+      });
+      expect(rotated.status).toBe(200);
+      const newSecret = rotated.json.secret as string;
+
       const successes = (server: SpawnedServer) =>
         metricValue(server, 'parley_webhook_attempts_total{outcome="success"}');
       const [sentByA, sentByB] = [await successes(a), await successes(b)];
