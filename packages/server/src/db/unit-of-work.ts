@@ -30,8 +30,13 @@ export interface SingleDelivery {
  */
 export interface Tx {
   readonly db: Transaction<Database>;
-  /** Fans `event` out to every enabled endpoint subscribed to it, in this transaction. */
-  emit<E extends EventName>(event: E, data: EventDataMap[E]): Promise<void>;
+  /**
+   * Fans `event` out to every enabled endpoint subscribed to it, in this transaction, and to the
+   * live stream after the commit. With `{ integrations: false }` only the live stream hears of it
+   * (its subscribers are the room's members): what happens in a direct message, which outbound
+   * webhooks never see until it is promoted to a room.
+   */
+  emit<E extends EventName>(event: E, data: EventDataMap[E], scope?: EmitScope): Promise<void>;
   /** Queues one delivery to one endpoint in this transaction; answers its id. */
   enqueue(delivery: SingleDelivery): Promise<number>;
   /**
@@ -39,6 +44,12 @@ export interface Tx {
    * again): after the commit, every process's dispatcher is woken as for new deliveries.
    */
   deliveriesDue(): void;
+}
+
+/** Who hears of an emitted event. */
+export interface EmitScope {
+  /** False: no outbound deliveries, only the live stream. Default true. */
+  integrations?: boolean;
 }
 
 /**
@@ -50,6 +61,7 @@ export interface Outbox {
     trx: Transaction<Database>,
     event: E,
     data: EventDataMap[E],
+    scope?: EmitScope,
   ): Promise<number>;
   enqueue(trx: Transaction<Database>, delivery: SingleDelivery): Promise<number>;
   /** The same fan-out and in-transaction notifications as CTEs of one PostgreSQL statement. */
@@ -169,8 +181,8 @@ export function withUnitOfWork(connection: DatabaseConnection, outbox: Outbox): 
       const result = await run((trx) =>
         work({
           db: trx,
-          async emit(event, data) {
-            queued += await outbox.fanOut(trx, event, data);
+          async emit(event, data, scope) {
+            queued += await outbox.fanOut(trx, event, data, scope);
             emitted.push({ event, data });
           },
           async enqueue(delivery) {

@@ -1,7 +1,7 @@
 import { CompiledQuery, type Kysely, type Transaction } from "kysely";
 import type { DialectName } from "../db/dialect.js";
 import type { Database } from "../db/schema.js";
-import type { CommittedEvent, Outbox, SingleDelivery } from "../db/unit-of-work.js";
+import type { CommittedEvent, EmitScope, Outbox, SingleDelivery } from "../db/unit-of-work.js";
 import { envelopeAround } from "./build-envelope.js";
 import { eventIdFor, newEventIdPrefix } from "./event-id.js";
 import type { EventDataMap, EventName } from "./event-catalogue.js";
@@ -151,6 +151,7 @@ export class EventSpine implements Outbox {
     trx: Transaction<Database>,
     event: E,
     data: EventDataMap[E],
+    scope?: EmitScope,
   ): Promise<number> {
     for (const hook of this.inTransactionHooks) {
       const notification = hook(event, data);
@@ -162,7 +163,7 @@ export class EventSpine implements Outbox {
           ]),
         );
     }
-    if (!this.outboundEnabled) return 0;
+    if (!this.outboundEnabled || scope?.integrations === false) return 0;
     const now = this.now();
     const { prefix, suffix } = envelopeAround(event, now, data);
     const roomId = idField(data, "roomId");

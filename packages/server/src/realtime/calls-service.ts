@@ -35,8 +35,8 @@ export interface CallState {
 
 /**
  * A member joins the room's call (starting it when there is none); fires USER_JOINED_ROOM via
- * "call" the first time, in a room (a direct message's call, like the rest of it, fires nothing
- * until it is promoted). Joining again answers the same call and fires nothing.
+ * "call" the first time (in a direct message to its members' live streams only: outbound webhooks
+ * hear nothing of a DM until it is promoted). Joining again answers the same call and fires nothing.
  */
 export async function joinCall(
   ctx: AppContext,
@@ -58,10 +58,12 @@ export async function joinCall(
       username: actor.username,
       joinedAt: now,
     });
-    if (joined && room.kind === "room")
+    // In a direct message only its two members' live streams hear of the call.
+    if (joined)
       await tx.emit(
         "USER_JOINED_ROOM",
         eventData.roomMembership({ roomId, username: actor.username, via: "call" }),
+        { integrations: room.kind === "room" },
       );
     return { callId, participants: await listCallParticipants(tx.db, roomId) };
   });
@@ -69,7 +71,7 @@ export async function joinCall(
 
 /**
  * Takes the user out of the room's call inside `tx` (fires USER_LEFT_ROOM via "call" when they
- * were in it and it is a room, not a direct message); the call ends with its last participant.
+ * were in it; in a direct message to the live stream only); the call ends with its last participant.
  * Used by the leave route, when the user leaves the room, and when their presence in it ends.
  */
 export async function leaveCallIn(
@@ -80,11 +82,11 @@ export async function leaveCallIn(
 ): Promise<boolean> {
   if ((await lockCallId(tx.db, ctx.dialect, roomId)) === undefined) return false;
   if (!(await deleteCallParticipant(tx.db, roomId, user.userId))) return false;
-  if ((await findRoomRow(tx.db, roomId))?.kind === "room")
-    await tx.emit(
-      "USER_LEFT_ROOM",
-      eventData.roomMembership({ roomId, username: user.username, via: "call" }),
-    );
+  await tx.emit(
+    "USER_LEFT_ROOM",
+    eventData.roomMembership({ roomId, username: user.username, via: "call" }),
+    { integrations: (await findRoomRow(tx.db, roomId))?.kind === "room" },
+  );
   if ((await listCallParticipants(tx.db, roomId)).length === 0) await deleteCall(tx.db, roomId);
   return true;
 }

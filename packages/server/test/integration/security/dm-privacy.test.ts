@@ -1,9 +1,22 @@
 import fs from "node:fs";
+import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createTestApp, type TestApp, type TestUser } from "../../helpers/build-app.js";
 import { describeEachDialect } from "../../helpers/dialects.js";
+import { insertEndpoint } from "../../helpers/fixtures.js";
+import { openAuthenticated, subscribe, type Frame } from "../../helpers/stream-socket.js";
 import { countRows, post, recordEvents } from "../chat/chat-helpers.js";
+
+/** The deliveries queued for one endpoint so far. */
+async function deliveriesTo(t: TestApp, webhookId: number): Promise<number> {
+  const row = await t.ctx.db
+    .selectFrom("webhook_deliveries")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where("webhook_id", "=", webhookId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
 
 async function openDm(t: TestApp, from: TestUser, to: TestUser): Promise<number> {
   const res = await t.app.inject({
@@ -39,8 +52,11 @@ describeEachDialect("direct-message privacy on $name", (dialect) => {
   let bob: TestUser;
   let bot: TestUser;
   let carol: TestUser;
+  let origin: string;
   beforeAll(async () => {
     t = await createTestApp(dialect);
+    await t.app.listen({ port: 0, host: "127.0.0.1" });
+    origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
     alice = await t.user("user", "alice");
     bob = await t.user("user", "bob");
     carol = await t.user("user", "carol");
@@ -210,10 +226,23 @@ describeEachDialect("direct-message privacy on $name", (dialect) => {
     expect(asFormerMember.statusCode).toBe(403);
   });
 
-  it("fires no USER_JOINED_ROOM or USER_LEFT_ROOM for a call in a DM", async () => {
+  it("tells a DM's presence and call to its members' live streams only, never to outbound webhooks", async () => {
+    const endpoint = await insertEndpoint(t, { events: ["USER_JOINED_ROOM", "USER_LEFT_ROOM"] });
+    const deliveries = () => deliveriesTo(t, endpoint.id);
+    const before = await deliveries();
     const dm = await openDm(t, bob, bot);
-    const seen = recordEvents(t);
+    const botStream = await openAuthenticated(origin, bot.token);
+    const bobStream = await openAuthenticated(origin, bob.token);
     try {
+      expect(await subscribe(botStream, dm)).toMatchObject({ type: "subscribed" });
+      expect(await subscribe(bobStream, dm)).toMatchObject({ type: "subscribed" });
+      const isEvent = (event: string, via: string) => (frame: Frame) =>
+        frame.type === "event" &&
+        frame.event === event &&
+        frame.roomId === dm &&
+        frame.data.username === bob.username &&
+        frame.data.via === via;
+      await botStream.next(isEvent("USER_JOINED_ROOM", "presence"));
       for (const route of ["call/join", "call/leave"]) {
         const res = await t.app.inject({
           method: "POST",
@@ -222,9 +251,13 @@ describeEachDialect("direct-message privacy on $name", (dialect) => {
         });
         expect(res.statusCode).toBeLessThan(300);
       }
-      expect(seen.events).toEqual([]);
+      await botStream.next(isEvent("USER_JOINED_ROOM", "call"));
+      await botStream.next(isEvent("USER_LEFT_ROOM", "call"));
+      // Every event above committed before its frame was sent: no delivery row was written then.
+      expect(await deliveries()).toBe(before);
     } finally {
-      seen.stop();
+      await botStream.close();
+      await bobStream.close();
     }
   });
 
