@@ -88,13 +88,14 @@ describe(
       const rate = ((backlog.length - 1) * 1000) / span;
       expect(rate).toBeGreaterThan(9);
       expect(rate).toBeLessThan(11);
-      // No second of the run saw more than the cap plus the rounding of one slot.
-      const perSecond = new Map<number, number>();
-      for (const r of requests) {
-        const second = Math.floor((r.receivedAt - requests[0]!.receivedAt) / 1000);
-        perSecond.set(second, (perSecond.get(second) ?? 0) + 1);
-      }
-      expect(Math.max(...perSecond.values())).toBeLessThanOrEqual(12);
+      // No two seconds of the run saw more than the cap allows (+10%) plus one slot. (Over one
+      // second a send delayed by a busy machine into the next second's slots shows as a burst;
+      // the cap is a schedule of slots, and no send goes before its slot.)
+      const times = requests.map((r) => r.receivedAt);
+      const most = Math.max(
+        ...times.map((t) => times.filter((u) => u >= t && u < t + 2000).length),
+      );
+      expect(most).toBeLessThanOrEqual(23);
       // The receiver records a request before it answers; the sender counts it after.
       let byA = 0;
       let byB = 0;
