@@ -212,9 +212,10 @@ export async function postMessage(
       moderation_status: moderation?.status ?? "none",
     });
 
-    // A direct message is private to its two members: integrations hear of it only once it is
-    // promoted to a room (moderation events still fire, for the reviewers; they carry no content).
-    if (moderation?.status !== "QUARANTINED" && room.kind === "room") {
+    // A direct message is private to its two members: their live streams get it, integrations
+    // hear of it only once it is promoted to a room (moderation events still fire, for the
+    // reviewers; they carry no content).
+    if (moderation?.status !== "QUARANTINED") {
       await tx.emit(
         "MESSAGE_CREATED",
         eventData.messageCreated({
@@ -224,6 +225,7 @@ export async function postMessage(
           createdAt: message.created_at,
           inboundWebhookId: sender.type === "integration" ? sender.inboundWebhookId : null,
         }),
+        { integrations: room.kind === "room" },
       );
     }
     if (moderation) {

@@ -96,7 +96,9 @@ export interface StatementUnit<Row, T> {
   /**
    * The statement's own CTEs (without `with`), parameters $1..$n. When `emit` is given, the last
    * one is named "emitting" and has at most one row, whose column "id" is the value the event's
-   * data needs (the id of the row inserted): the event is emitted when that row exists.
+   * data needs (the id of the row inserted): the event is emitted when that row exists. Its
+   * boolean column "integrations" says whether outbound endpoints hear of it (`EmitScope`); the
+   * live stream always does.
    * The text must be fixed (values go in `values`), and must write nothing when the unit refuses
    * (its checks fail): `settle` then throws the refusal.
    */
@@ -127,7 +129,8 @@ export interface CombinedStatement {
   /**
    * CTEs over "input" that run every unit at once, with the checks of each, writing nothing for a
    * unit whose checks fail. When `emit` is given, the last one is named "emitting", with columns
-   * "ord" and "id": a row per unit that emits its event. Parameters $1..$n are the value arrays.
+   * "ord", "id" and "integrations": a row per unit that emits its event. Parameters $1..$n are the
+   * value arrays.
    */
   ctes: string;
   /** A query over the CTEs: one row per unit, its column "ord" and the columns of `answer`. */

@@ -303,7 +303,7 @@ export class EventSpine implements Outbox {
     ${param(`evt_${newEventIdPrefix(now)}`, "text")} || lpad(w."id"::text, 10, '0'),
     ${idOrHole(roomId)}, ${idOrHole(idField(data, "messageId"))}
   from ${rows} cross join "webhooks" w
-  where w."enabled" = 1
+  where w."enabled" = 1 and e."integrations"
     and (strpos(w."events", ${param(JSON.stringify(event), "text")}) > 0 or (w."event_prefixes" is not null and exists (
       select 1 from jsonb_array_elements_text(w."event_prefixes"::jsonb) p(prefix)
       where left(${eventName}::text, length(p.prefix)) = p.prefix)))

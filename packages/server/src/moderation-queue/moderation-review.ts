@@ -108,8 +108,8 @@ export async function reviewFlag(
       decision === "approved" ? "APPROVED" : "REJECTED",
     );
     const room = await findRoomRow(tx.db, message.room_id);
-    // As when it was posted: a DM's messages fire MESSAGE_CREATED only in a room.
-    if (decision === "approved" && flag.status === "QUARANTINED" && room?.kind === "room") {
+    // As when it was posted: a DM's message reaches its members' streams, not integrations.
+    if (decision === "approved" && flag.status === "QUARANTINED") {
       await tx.emit(
         "MESSAGE_CREATED",
         eventData.messageCreated({
@@ -119,6 +119,7 @@ export async function reviewFlag(
           createdAt: message.created_at,
           inboundWebhookId: message.inbound_webhook_id,
         }),
+        { integrations: room?.kind === "room" },
       );
     }
     return toFlagView((await findFlagViewRow(tx.db, flagId))!);

@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createTestApp, type TestApp, type TestUser } from "../../helpers/build-app.js";
 import { describeEachDialect } from "../../helpers/dialects.js";
+import { EVENT_NAMES } from "@parley/client";
 import { insertEndpoint } from "../../helpers/fixtures.js";
 import { openAuthenticated, subscribe, type Frame } from "../../helpers/stream-socket.js";
 import { countRows, post, recordEvents } from "../chat/chat-helpers.js";
@@ -115,11 +116,27 @@ describeEachDialect("direct-message privacy on $name", (dialect) => {
     expect(asUser.statusCode).toBe(403);
   });
 
-  it("fires no event for a DM's messages, files or departures until it is promoted", async () => {
+  it("tells a DM's messages to its members' live streams, and integrations nothing of its messages or files until it is promoted", async () => {
+    const endpoint = await insertEndpoint(t, { events: EVENT_NAMES });
+    const deliveredEvents = async () =>
+      (
+        await t.ctx.db
+          .selectFrom("webhook_deliveries")
+          .select("event")
+          .where("webhook_id", "=", endpoint.id)
+          .orderBy("id")
+          .execute()
+      ).map((row) => row.event);
     const dm = await openDm(t, alice, carol);
-    const seen = recordEvents(t);
+    const carolStream = await openAuthenticated(origin, carol.token);
     try {
-      expect((await post(t, alice, dm, "before")).statusCode).toBe(201);
+      expect(await subscribe(carolStream, dm)).toMatchObject({ type: "subscribed" });
+      const posted = await post(t, alice, dm, "before");
+      expect(posted.statusCode).toBe(201);
+      const frame = await carolStream.next(
+        (f) => f.type === "event" && f.event === "MESSAGE_CREATED" && f.roomId === dm,
+      );
+      expect(frame.data.message).toMatchObject({ id: posted.json().id, content: "before" });
       const upload = await t.app.inject({
         method: "POST",
         url: `/api/rooms/${dm}/files`,
@@ -132,7 +149,7 @@ describeEachDialect("direct-message privacy on $name", (dialect) => {
           "Content-Type: text/plain\r\n\r\nhello\r\n--XYZ--\r\n",
       });
       expect(upload.statusCode).toBe(201);
-      expect(seen.events.map(([name]) => name)).toEqual([]);
+      expect(await deliveredEvents()).toEqual([]);
 
       const promote = await t.app.inject({
         method: "POST",
@@ -142,9 +159,11 @@ describeEachDialect("direct-message privacy on $name", (dialect) => {
       });
       expect(promote.statusCode).toBe(200);
       expect((await post(t, alice, dm, "after")).statusCode).toBe(201);
-      expect(seen.events.map(([name]) => name)).toEqual(["ROOM_CREATED", "MESSAGE_CREATED"]);
+      expect(await deliveredEvents()).toEqual(["ROOM_CREATED", "MESSAGE_CREATED"]);
     } finally {
-      seen.stop();
+      await carolStream.close();
+      // Other tests count events: this endpoint takes no more of them.
+      await t.ctx.db.deleteFrom("webhooks").where("id", "=", endpoint.id).execute();
     }
   });
 
