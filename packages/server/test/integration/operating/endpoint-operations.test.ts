@@ -669,12 +669,14 @@ describeEachDialect("operating endpoints on $name", (dialect) => {
         .where("id", "=", endpoint.id)
         .execute();
       await off.emitUser("failing-2");
-      await deliveryOf(off, endpoint.id, "the second delivery's first failure recorded", (row) => {
-        return row.status === "FAILED" && row.attempts === 1;
+      // Every failure of the second delivery recorded (it is EXHAUSTED only after its last one).
+      await waitFor("the second delivery exhausted", async () => {
+        const rows = (await off.deliveries()).filter((row) => row.webhook_id === endpoint.id);
+        return rows.length === 2 && rows.every((row) => row.status === "EXHAUSTED");
       });
       const view = (await off.api("GET", `/api/admin/webhooks/${endpoint.id}`)).json();
       expect(view).toMatchObject({ enabled: true, disabledReason: null, disabledAt: null });
-      expect(view.health.consecutiveFailures).toBe(6);
+      expect(view.health.consecutiveFailures).toBe(10);
       const metrics = await off.t.app.inject({ method: "GET", url: "/metrics" });
       expect(metrics.body).not.toMatch(
         /parley_webhook_endpoints_disabled_total\{reason="auto_failing"\} [1-9]/,
