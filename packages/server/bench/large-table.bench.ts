@@ -140,17 +140,25 @@ async function claimCosts(side: Side, claims: number): Promise<number[]> {
     if (rows.length === 0) break;
     times.push(performance.now() - t);
     // Recorded before the next claim, as the engine records a batch's answers (not timed).
-    await finishClaimed(ctx);
+    await finishClaimed(
+      ctx,
+      rows.map((row) => row.id),
+    );
   }
   return times;
 }
 
-/** What recording the claimed rows' answers leaves: SUCCESS, no lease, no next attempt. */
-async function finishClaimed(ctx: AppContext): Promise<void> {
+/**
+ * What recording the claimed rows' answers leaves: SUCCESS, no lease, no next attempt. By id, as
+ * the engine records. (It was by `locked_by`, which no index holds: a pass over the whole table
+ * after every claim, which pushed the claim's pages out of SQLite's page cache, so every claim
+ * read them again: 0.6-0.8 ms per claim against 0.3-0.4 by id, on either table.)
+ */
+async function finishClaimed(ctx: AppContext, ids: number[]): Promise<void> {
   await ctx.db
     .updateTable("webhook_deliveries")
     .set({ status: "SUCCESS", next_attempt_at: null, locked_until: null, locked_by: null })
-    .where("locked_by", "=", "bench")
+    .where("id", "in", ids)
     .execute();
 }
 
