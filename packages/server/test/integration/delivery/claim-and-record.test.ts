@@ -199,6 +199,38 @@ describeEachDialect("claiming and recording on $name", (dialect) => {
     expect(row).toEqual({ consecutive_failures: 1, enabled: 1 });
   });
 
+  it("clears a run of failures from the successes of a batch whose other lease was lost", async () => {
+    const endpoint = await queue(2);
+    await d.t.ctx.db
+      .updateTable("webhooks")
+      .set({ consecutive_failures: 3, failing_since: Date.now() - 60_000 })
+      .where("id", "=", endpoint.id)
+      .execute();
+    const mine = await claim("slow", 2);
+    const [lost] = await claim("fast", 1, Date.now() + 10_001);
+    const kept = mine.find((row) => row.id !== lost!.id);
+    const result = await recordAttempts(
+      d.t.ctx.db,
+      [
+        { deliveryId: kept!.id, attempt: 1, outcome: ok, webhookId: endpoint.id },
+        { deliveryId: lost!.id, attempt: 1, outcome: ok, webhookId: endpoint.id },
+      ],
+      { workerId: "slow", policy: DEFAULT_RETRY_POLICY, now: Date.now() },
+    );
+    expect(result.map((r) => r.recorded)).toEqual([true, false]);
+    expect(await d.attempts(lost!.id)).toHaveLength(0);
+    const row = await d.t.ctx.db
+      .selectFrom("webhooks")
+      .select(["consecutive_failures", "failing_since", "last_success_at"])
+      .where("id", "=", endpoint.id)
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({
+      consecutive_failures: 0,
+      failing_since: null,
+      last_success_at: ok.startedAt.getTime(),
+    });
+  });
+
   it("disables an endpoint in the recording that brings its run of failures to the rule", async () => {
     const endpoint = await queue(2);
     const rows = await claim("w", 2);

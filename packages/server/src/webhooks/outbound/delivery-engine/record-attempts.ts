@@ -83,8 +83,11 @@ function askedToWait(outcome: AttemptOutcome, now: number): number | null {
  * written together, and a batch shares one transaction (one commit for many deliveries is what
  * keeps recording off the critical path under load): one guarded `UPDATE ... FROM (VALUES ...)`
  * for every delivery of the batch, then one insert of the attempt rows of those it updated, then
- * the endpoints' health; on PostgreSQL all of it is one statement (recordOnPostgres), so a batch
- * costs three round trips (BEGIN, the statement, COMMIT) whatever its size.
+ * the endpoints' health; on PostgreSQL all of it is one statement (recordOnPostgres). A batch of
+ * successes costs one round trip: that statement is its own transaction, since no endpoint can be
+ * due for disabling (only a lost lease needs a second transaction, to fold the health counters from
+ * what was written). A batch with a failure costs three (BEGIN, the statement, COMMIT), so that a
+ * disable and its event commit with the attempts that called for it.
  *
  * The update is guarded by `locked_by = workerId`: a worker whose lease ran out and was retaken
  * by another must not overwrite the new owner's state, so it writes nothing. A delivery whose row
@@ -108,6 +111,19 @@ export async function recordAttempts(
     if (transition.nextAttemptAt !== plain.nextAttemptAt) honoured++;
     return transition;
   });
+  if (dialectOf(db) === "postgres" && attempts.every(({ outcome }) => outcome.ok)) {
+    // Only successes: no endpoint can be due for disabling, so the one statement is the whole
+    // recording and runs as its own transaction (one round trip, no BEGIN and COMMIT).
+    const result = await recordOnPostgres(db, attempts, next, healthFolds(attempts), workerId, now);
+    const written = attempts.filter(({ deliveryId }) => result.updated.has(deliveryId));
+    if (written.length > 0 && written.length < attempts.length) {
+      // A lease was lost mid-batch: the statement left the health counters alone (it folded them
+      // from every attempt); fold them from what was written.
+      await db.transaction().execute((trx) => recordEndpointHealth(trx, healthFolds(written)));
+    }
+    if (honoured > 0) options.retryAfterHonoured?.(honoured);
+    return transitionsOf(attempts, next, result.updated);
+  }
   return db.transaction().execute(async (trx) => {
     let updated: Set<number>;
     let written: FinishedAttempt[];
@@ -133,12 +149,20 @@ export async function recordAttempts(
       if (disabled.length > 0) await options.endpointsDisabled?.(trx, disabled);
     }
     if (honoured > 0) options.retryAfterHonoured?.(honoured);
-    return attempts.map(({ deliveryId }, i): RecordedTransition =>
-      updated.has(deliveryId)
-        ? { deliveryId, recorded: true, ...next[i]! }
-        : { deliveryId, recorded: false },
-    );
+    return transitionsOf(attempts, next, updated);
   });
+}
+
+function transitionsOf(
+  attempts: readonly FinishedAttempt[],
+  next: readonly Transition[],
+  updated: ReadonlySet<number>,
+): RecordedTransition[] {
+  return attempts.map(({ deliveryId }, i): RecordedTransition =>
+    updated.has(deliveryId)
+      ? { deliveryId, recorded: true, ...next[i]! }
+      : { deliveryId, recorded: false },
+  );
 }
 
 type Transition = { status: DeliveryStatus; nextAttemptAt: number | null };
@@ -204,8 +228,9 @@ async function insertAttempts(
 }
 
 /**
- * The whole recording of a batch on PostgreSQL in one statement (one round trip, plus BEGIN and
- * COMMIT), of fixed text whatever the batch size (the batch goes in as arrays): the guarded update
+ * The whole recording of a batch on PostgreSQL in one statement (one round trip; plus BEGIN and
+ * COMMIT when the batch holds a failure, see recordAttempts), of fixed text whatever the batch size
+ * (the batch goes in as arrays): the guarded update
  * of the deliveries, the insert of the attempt rows of those it updated, the lock of the batch's
  * endpoints in id order and their health update. All parts of one statement share one snapshot;
  * none reads what another wrote except through RETURNING (`updated`), and the health update is
@@ -217,7 +242,7 @@ async function insertAttempts(
  * changed since the snapshot before updating it).
  */
 async function recordOnPostgres(
-  trx: Transaction<Database>,
+  db: Kysely<Database>,
   attempts: readonly FinishedAttempt[],
   next: readonly Transition[],
   folds: readonly Fold[],
@@ -249,13 +274,13 @@ async function recordOnPostgres(
     folds.map((f) => f.lastError),
     attempts.length,
   ];
-  const { rows } = await trx.executeQuery<{
+  const { rows } = await db.executeQuery<{
     kind: "d" | "h";
     id: number | string;
     enabled: number | null;
     failures: number | null;
     since: number | string | null;
-  }>({ ...sql`${sql.raw(PG_RECORD)}`.compile(trx), parameters: values });
+  }>({ ...sql`${sql.raw(PG_RECORD)}`.compile(db), parameters: values });
   const updated = new Set<number>();
   const health: HealthRow[] = [];
   for (const row of rows) {
