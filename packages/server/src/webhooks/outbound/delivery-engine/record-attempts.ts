@@ -230,12 +230,12 @@ async function insertAttempts(
 /**
  * The whole recording of a batch on PostgreSQL in one statement (one round trip; plus BEGIN and
  * COMMIT when the batch holds a failure, see recordAttempts), of fixed text whatever the batch size
- * (the batch goes in as arrays): the guarded update
- * of the deliveries, the insert of the attempt rows of those it updated, the lock of the batch's
- * endpoints in id order and their health update. All parts of one statement share one snapshot;
- * none reads what another wrote except through RETURNING (`updated`), and the health update is
- * applied only when every delivery of the batch was updated (it was folded from all of them);
- * otherwise the caller folds and applies it again from those written. The lock (FOR NO KEY UPDATE,
+ * (the batch goes in as arrays): the guarded update of the deliveries, the insert of the attempt
+ * rows of those it updated, the lock of the batch's endpoints in id order and their health update.
+ * All parts of one statement share one snapshot; none reads what another wrote except through
+ * RETURNING (`updated`), and the health update is applied only when every delivery of the batch
+ * was updated (it was folded from all of them); otherwise the caller folds and applies it again
+ * from those written. The lock (FOR NO KEY UPDATE,
  * in id order; see recordEndpointHealth) is taken by the `locked` CTE, and the health update
  * touches only rows that CTE has produced, so the locks are taken in id order whatever plan runs
  * the update; it then updates the newest version of each row (READ COMMITTED re-reads a row
