@@ -61,13 +61,21 @@ function richTextInline(element: Json): string {
     case "text": {
       const text = typeof element.text === "string" ? element.text : "";
       const style = isObject(element.style) ? element.style : {};
-      if (style.code) return `\`${text}\``;
-      let out = escapeMarkdown(text);
-      if (out.trim() === "") return out;
+      // The markers go around the run's words, its leading and trailing spaces outside them:
+      // markdown opens `**` only before a non-space and closes it only after one, so
+      // `** bold**` would show its asterisks. A run of spaces alone gets no markers.
+      const escaped = style.code ? text : escapeMarkdown(text);
+      const start = escaped.length - escaped.trimStart().length;
+      const end = escaped.trimEnd().length;
+      if (end <= start) return escaped;
+      const lead = escaped.slice(0, start);
+      const trail = escaped.slice(end);
+      let out = escaped.slice(start, end);
+      if (style.code) return `${lead}\`${out}\`${trail}`;
       if (style.bold) out = `**${out}**`;
       if (style.italic) out = `_${out}_`;
       if (style.strike) out = `~~${out}~~`;
-      return out;
+      return lead + out + trail;
     }
     case "link": {
       const url = httpUrl(element.url);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { colorMarker, slackPayloadToMessage } from "../../../src/webhooks/inbound/slack-message.js";
 import { slackMrkdwnToMarkdown } from "../../../src/webhooks/inbound/slack-mrkdwn.js";
+import { renderMarkdown } from "../../../src/chat/rendering/render-markdown.js";
 import { ALERTMANAGER_PAYLOAD } from "./slack-payloads.js";
 
 describe("Slack mrkdwn to markdown", () => {
@@ -152,6 +153,75 @@ describe("Slack payload to a Parley message", () => {
       ],
     });
     expect(message.content).toBe("Hello **world**👋[site](https://x.example)\n- one");
+  });
+
+  describe("a styled rich_text run keeps its leading and trailing spaces outside its markers", () => {
+    /** The content of one rich_text section made of these text runs. */
+    const section = (...runs: Array<string | { text: string; style: object }>) =>
+      slackPayloadToMessage({
+        blocks: [
+          {
+            type: "rich_text",
+            elements: [
+              {
+                type: "rich_text_section",
+                elements: runs.map((run) =>
+                  typeof run === "string" ? { type: "text", text: run } : { type: "text", ...run },
+                ),
+              },
+            ],
+          },
+        ],
+      }).content;
+
+    it.each([
+      ["bold", { bold: true }, "**", "**"],
+      ["italic", { italic: true }, "_", "_"],
+      ["strike", { strike: true }, "~~", "~~"],
+      ["code", { code: true }, "`", "`"],
+    ])("%s", (_name, style, open, close) => {
+      expect(section("Hello", { text: " styled ", style }, "world")).toBe(
+        `Hello ${open}styled${close} world`,
+      );
+      // Spaces on one side only, several of them, and tabs.
+      expect(section("a", { text: "  b", style }, "c")).toBe(`a  ${open}b${close}c`);
+      expect(section("a", { text: "b\t", style }, "c")).toBe(`a${open}b${close}\tc`);
+    });
+
+    it("combined styles", () => {
+      expect(
+        section(
+          "x",
+          { text: " all three ", style: { bold: true, italic: true, strike: true } },
+          "y",
+        ),
+      ).toBe("x ~~_**all three**_~~ y");
+      expect(section("x", { text: " both", style: { bold: true, italic: true } }, "y")).toBe(
+        "x _**both**_y",
+      );
+      // Code shows its text as is: the other styles do not apply inside it.
+      expect(section("x", { text: " *c* ", style: { code: true, bold: true } }, "y")).toBe(
+        "x `*c*` y",
+      );
+    });
+
+    it("an all-space styled run is its spaces, without empty markers", () => {
+      for (const style of [
+        { bold: true },
+        { italic: true },
+        { strike: true },
+        { code: true },
+        { bold: true, italic: true, strike: true },
+      ]) {
+        expect(section("a", { text: "   ", style }, "b"), JSON.stringify(style)).toBe("a   b");
+        expect(section("a", { text: "", style }, "b"), JSON.stringify(style)).toBe("ab");
+      }
+    });
+
+    it("renders bold, not asterisks, in the chat", () => {
+      const content = section("Deploy", { text: " done ", style: { bold: true } }, "at noon");
+      expect(renderMarkdown(content)).toBe("<p>Deploy <strong>done</strong> at noon</p>\n");
+    });
   });
 
   it("escapes markdown in text when mrkdwn is false", () => {
