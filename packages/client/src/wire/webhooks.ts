@@ -30,6 +30,12 @@ export const EndpointHealthSchema = Type.Object(
     lastError: Nullable(Type.String()),
     /** The current run of failed attempts; 0 after a success. */
     consecutiveFailures: Type.Integer(),
+    /**
+     * The circuit breaker, as last changed by a process sending to the endpoint: closed (sending),
+     * open (time-outs or connection failures in a row: nothing is sent until a probe may go),
+     * half-open (one delivery goes as a probe; an answer closes it).
+     */
+    circuit: StringEnum(["closed", "open", "half-open"] as const),
   },
   { additionalProperties: false },
 );

@@ -10,6 +10,12 @@ const REASONS = {
   gone: "disabled by Parley: it answered 410 Gone",
 } as const;
 
+const CIRCUITS = {
+  closed: "closed",
+  open: "open: time-outs or connection failures in a row; deliveries wait for a probe",
+  "half-open": "half-open: one delivery goes as a probe",
+} as const;
+
 /** `parley webhooks health <id>`: the endpoint's last 24 hours and its current state. */
 export async function webhooksHealth(
   io: CliIo,
@@ -46,6 +52,7 @@ export function describeHealth(webhook: Webhook): string[] {
     ["last failure", h.lastFailureAt ?? "-"],
     ["last error", h.lastError ?? "-"],
     ["failures in a row", String(h.consecutiveFailures)],
+    ["circuit", CIRCUITS[h.circuit]],
   ];
   const width = Math.max(...rows.map(([label]) => label.length));
   return [

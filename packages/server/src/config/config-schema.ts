@@ -196,14 +196,24 @@ export const SETTINGS = {
     flag: "--webhook-concurrency",
     kind: "int",
     default: "64",
-    description: "Deliveries in flight at once per process.",
+    description:
+      "Send slots: deliveries being sent at once per process to endpoints that answer (see PARLEY_WEBHOOK_WAIT_SLOTS).",
+  },
+  webhookWaitSlots: {
+    env: "PARLEY_WEBHOOK_WAIT_SLOTS",
+    flag: "--webhook-wait-slots",
+    kind: "int",
+    default: "256",
+    description:
+      "Wait slots: further deliveries in flight per process, for endpoints not known to answer (new, or whose last attempt timed out or could not connect) and for sends slower than 250 ms, so hanging receivers never hold the send slots. 0 puts every send in a send slot.",
   },
   webhookPerEndpointConcurrency: {
     env: "PARLEY_WEBHOOK_PER_ENDPOINT_CONCURRENCY",
     flag: "--webhook-per-endpoint-concurrency",
     kind: "int",
     default: "16",
-    description: "Deliveries in flight at once to one endpoint, per process.",
+    description:
+      "Deliveries in flight at once to one endpoint, per process: the most its window grows to (it starts at 1 and widens by one per answer).",
   },
   webhookAutoDisableAfterMs: {
     env: "PARLEY_WEBHOOK_AUTO_DISABLE_AFTER_MS",

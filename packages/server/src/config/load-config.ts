@@ -39,6 +39,7 @@ export interface Config {
   webhookSweepIntervalMs: number;
   webhookConcurrency: number;
   webhookPerEndpointConcurrency: number;
+  webhookWaitSlots: number;
   webhookAutoDisableAfterMs: number;
   webhookAutoDisableMinFailures: number;
   deliveryRetentionDays: number;
@@ -97,6 +98,7 @@ const ZERO_ALLOWED: ReadonlySet<SettingName> = new Set([
   "webhookAutoDisableAfterMs",
   "webhookAutoDisableMinFailures",
   "streamCoalesceMs",
+  "webhookWaitSlots",
 ]);
 
 function parseValue(name: SettingName, setting: Setting, raw: string): unknown {

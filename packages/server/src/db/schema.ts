@@ -126,8 +126,12 @@ export interface WebhooksTable {
   last_success_at: number | null;
   last_failure_at: number | null;
   last_error: string | null;
+  /** Migration 010: the endpoint's circuit breaker as last changed by a dispatcher. */
+  circuit: Generated<Circuit>;
+  circuit_changed_at: number | null;
 }
 
+export type Circuit = "closed" | "open" | "half-open";
 export type SignatureScheme = "parley" | "standard-webhooks" | "both";
 export type DisabledReason = "manual" | "auto_failing" | "gone";
 

@@ -8,6 +8,7 @@ import { realtime } from "./006-realtime.js";
 import { operatingEndpoints } from "./007-operating-endpoints.js";
 import { idsNeverReused } from "./008-ids-never-reused.js";
 import { dueIndexesPartial } from "./009-due-indexes-partial.js";
+import { endpointCircuit } from "./010-endpoint-circuit.js";
 
 /** Every migration, in order. Names sort; never rename or edit one that has shipped. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -20,4 +21,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "007-operating-endpoints": operatingEndpoints,
   "008-ids-never-reused": idsNeverReused,
   "009-due-indexes-partial": dueIndexesPartial,
+  "010-endpoint-circuit": endpointCircuit,
 };

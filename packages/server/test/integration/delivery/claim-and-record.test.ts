@@ -92,7 +92,7 @@ describeEachDialect("claiming and recording on $name", (dialect) => {
     expect((await claim("x", 10, now)).map((r) => r.id)).toEqual([second!.id]);
   });
 
-  it("does not claim beyond an endpoint's free room, and skips endpoints at their cap", async () => {
+  it("does not claim beyond an endpoint's room, and skips endpoints without room", async () => {
     const busy = await queue(10);
     const other = await queue(3);
     const rows = await claimDeliveries(d.t.ctx.db, {
@@ -101,7 +101,7 @@ describeEachDialect("claiming and recording on $name", (dialect) => {
       workerId: "cap",
       now: Date.now(),
       perEndpointLimit: 4,
-      inFlightByEndpoint: new Map([[busy.id, 1]]),
+      roomByEndpoint: new Map([[busy.id, 3]]),
     });
     expect(rows.filter((r) => r.webhook_id === busy.id)).toHaveLength(3);
     expect(rows.filter((r) => r.webhook_id === other.id)).toHaveLength(3);
@@ -111,9 +111,31 @@ describeEachDialect("claiming and recording on $name", (dialect) => {
       workerId: "cap",
       now: Date.now(),
       perEndpointLimit: 4,
-      inFlightByEndpoint: new Map([[busy.id, 4]]),
+      roomByEndpoint: new Map([[busy.id, 0]]),
     });
     expect(none).toHaveLength(0);
+  });
+
+  it("shares a claim among endpoints in a round robin, first attempts before retries", async () => {
+    const backlog = await queue(6, "http://127.0.0.1:9/backlog");
+    const late = await queue(2, "http://127.0.0.1:9/late");
+    const now = Date.now() + 1;
+    // The endpoint with the older backlog does not take the claim: two rows each.
+    const shared = await claim("rr", 4, now);
+    const byEndpoint = (rows: { webhook_id: number }[], id: number) =>
+      rows.filter((r) => r.webhook_id === id).length;
+    expect([byEndpoint(shared, backlog.id), byEndpoint(shared, late.id)]).toEqual([2, 2]);
+
+    // The backlog's rows become due retries, older than the next event's first attempts.
+    await queue(1, "http://127.0.0.1:9/fresh");
+    await d.t.ctx.db
+      .updateTable("webhook_deliveries")
+      .set({ attempts: 1, status: "FAILED", locked_until: null, locked_by: null })
+      .where("webhook_id", "=", backlog.id)
+      .execute();
+    const [first] = await claim("rr", 1, Date.now() + 1);
+    expect(first!.attempts).toBe(0);
+    expect(first!.webhook_id).not.toBe(backlog.id);
   });
 
   it("ignores the result of a worker whose lease ran out and was retaken", async () => {
@@ -446,7 +468,7 @@ describeEachDialect("dispatcher on $name", (dialect) => {
     expect(log.lines.filter((l) => l.level !== "info")).toEqual([]);
   });
 
-  it("keeps sending to a fast endpoint while a slow one has used up its share", async () => {
+  it("keeps sending to a fast endpoint while a slow one has used up its window", async () => {
     const d = await startDeliveryApp(dialect, {
       // Longer than the test: only the test's release ends the slow endpoint's attempts.
       webhookTimeoutMs: 60_000,
@@ -463,7 +485,13 @@ describeEachDialect("dispatcher on $name", (dialect) => {
     });
     let open = 0;
     let most = 0;
+    let answered = 0;
     slow.respondWith(async () => {
+      // Three quick answers widen its window from one send to four; then it hangs.
+      if (answered < 3) {
+        answered++;
+        return { status: 204 };
+      }
       most = Math.max(most, ++open);
       await hold.opened;
       open--;
@@ -472,20 +500,45 @@ describeEachDialect("dispatcher on $name", (dialect) => {
     const busy = await d.endpoint(slow.url);
     await d.endpoint(fast.url, { events: ["ADMIN_USER_DELETED"] });
     // The slow endpoint's backlog is older, so it comes first in due order.
-    for (let i = 0; i < 12; i++) await d.emitUser(`slow-${i}`);
-    await slow.waitForRequests(4);
+    for (let i = 0; i < 15; i++) await d.emitUser(`slow-${i}`);
+    await waitFor("four held", () => open === 4);
     for (let i = 0; i < 10; i++)
       await d.emit("ADMIN_USER_DELETED", { username: `fast-${i}`, adminActor: "admin" });
     await fast.waitForRequests(10);
     // All ten went out while the slow endpoint's four were held, and no claim took a fifth of its
     // deliveries (a claim is what starts a send).
     expect(open).toBe(4);
-    expect(d.queue.claimed.filter((row) => row.webhook_id === busy.id)).toHaveLength(4);
-    expect(slow.requests).toHaveLength(4);
+    expect(d.queue.claimed.filter((row) => row.webhook_id === busy.id)).toHaveLength(3 + 4);
+    expect(slow.requests).toHaveLength(3 + 4);
     // Released, the slow endpoint is served, four at a time, until its backlog is done.
     hold.release();
-    await slow.waitForRequests(12);
+    await slow.waitForRequests(15);
     expect(most).toBe(4);
+  });
+
+  it("holds one send at a time to an endpoint that has not answered yet", async () => {
+    const d = await startDeliveryApp(dialect, {
+      webhookTimeoutMs: 60_000,
+      webhookPerEndpointConcurrency: 8,
+    });
+    const hanging = await receiver();
+    const hold = latch();
+    onTestFinished(async () => {
+      hold.release();
+      await hanging.close();
+      await d.close();
+    });
+    hanging.respondWith(async () => {
+      await hold.opened;
+      return { status: 204 };
+    });
+    await d.endpoint(hanging.url);
+    for (let i = 0; i < 6; i++) await d.emitUser(`new-${i}`);
+    await hanging.waitForRequests(1);
+    await d.queue.sweepsDone(2);
+    expect(hanging.requests).toHaveLength(1);
+    hold.release();
+    await hanging.waitForRequests(6);
   });
 
   it("waits at stop for the attempts in flight and records them", async () => {
@@ -509,15 +562,16 @@ describeEachDialect("dispatcher on $name", (dialect) => {
     expect(await d.attempts(row!.id)).toHaveLength(1);
   });
 
-  it("never has more attempts in flight than the global concurrency, across endpoints", async () => {
+  it("never has more attempts in flight than the send slots, across endpoints, without wait slots", async () => {
     const d = await startDeliveryApp(dialect, {
       // Longer than the test: only the test's release ends the held attempts.
       webhookTimeoutMs: 60_000,
       webhookConcurrency: 3,
       webhookPerEndpointConcurrency: 8,
+      webhookWaitSlots: 0,
     });
-    const first = await receiver();
-    const second = await receiver();
+    // Four endpoints, each with a window of one until it answers: four could go, three may.
+    const targets = [await receiver(), await receiver(), await receiver(), await receiver()];
     const hold = latch();
     onTestFinished(async () => {
       hold.release();
@@ -525,27 +579,24 @@ describeEachDialect("dispatcher on $name", (dialect) => {
     });
     let open = 0;
     let most = 0;
-    for (const target of [first, second]) {
+    for (const target of targets) {
       target.respondWith(async () => {
         most = Math.max(most, ++open);
         await hold.opened;
         open--;
         return { status: 204 };
       });
+      await d.endpoint(target.url);
     }
-    await d.endpoint(first.url);
-    await d.endpoint(second.url, { events: ["ADMIN_USER_DELETED"] });
-    for (let i = 0; i < 5; i++) {
-      await d.emitUser(`cap-a-${i}`);
-      await d.emit("ADMIN_USER_DELETED", { username: `cap-b-${i}`, adminActor: "admin" });
-    }
+    const sent = () => targets.reduce((n, target) => n + target.requests.length, 0);
+    for (let i = 0; i < 3; i++) await d.emitUser(`cap-${i}`);
     await waitFor("three attempts held", () => open === 3);
     // Every slot is taken: two sweeps later, no claim has taken a fourth row.
     await d.queue.sweepsDone(2);
     expect(d.queue.claimed).toHaveLength(3);
-    expect(first.requests.length + second.requests.length).toBe(3);
+    expect(sent()).toBe(3);
     hold.release();
-    await waitFor("all ten delivered", () => first.requests.length + second.requests.length === 10);
+    await waitFor("all twelve delivered", () => sent() === 12);
     expect(most).toBe(3);
   });
 
@@ -553,7 +604,7 @@ describeEachDialect("dispatcher on $name", (dialect) => {
     const log = recordingLog();
     const d = await startDeliveryApp(
       dialect,
-      { webhookConcurrency: 2, webhookPerEndpointConcurrency: 2 },
+      { webhookConcurrency: 2, webhookPerEndpointConcurrency: 2, webhookWaitSlots: 0 },
       { log },
     );
     onTestFinished(() => d.close());

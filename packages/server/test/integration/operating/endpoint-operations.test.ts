@@ -402,6 +402,7 @@ describeEachDialect("operating endpoints on $name", (dialect) => {
         lastFailureAt: null,
         lastError: null,
         consecutiveFailures: 0,
+        circuit: "closed",
       });
       await d.emitUser("health");
       await receiver.waitForRequests(2);

@@ -46,6 +46,7 @@ describe("describeHealth", () => {
       lastFailureAt: "2026-11-25T09:59:00.000Z",
       lastError: "receiver answered HTTP 503",
       consecutiveFailures: 5,
+      circuit: "open",
     },
   };
 
@@ -61,6 +62,7 @@ describe("describeHealth", () => {
       "  last failure:         2026-11-25T09:59:00.000Z",
       "  last error:           receiver answered HTTP 503",
       "  failures in a row:    5",
+      "  circuit:              open: time-outs or connection failures in a row; deliveries wait for a probe",
     ]);
   });
 
@@ -79,6 +81,7 @@ describe("describeHealth", () => {
         lastFailureAt: null,
         lastError: null,
         consecutiveFailures: 0,
+        circuit: "closed",
       },
     };
     const lines = describeHealth(idle as Parameters<typeof describeHealth>[0]);

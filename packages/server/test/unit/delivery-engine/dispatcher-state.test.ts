@@ -41,8 +41,8 @@ function finished(r: ClaimedDelivery): Finished {
   };
 }
 
-function running(concurrency = 4, perEndpointLimit = 2): DispatcherState {
-  const state = new DispatcherState({ concurrency, perEndpointLimit });
+function running(concurrency = 4, perEndpointLimit = 2, waitLimit = 0): DispatcherState {
+  const state = new DispatcherState({ concurrency, perEndpointLimit, waitLimit });
   state.lifecycle = "running";
   return state;
 }
@@ -51,7 +51,7 @@ describe("the dispatcher's state", () => {
   it("follows a delivery from claim to recorded with every invariant holding", () => {
     const state = running();
     const a = row(1, 10);
-    state.launched(a);
+    state.launched(a, "send");
     expect(state.violations()).toEqual([]);
     expect(state.sending).toBe(1);
     expect(state.isIdle()).toBe(false);
@@ -73,8 +73,8 @@ describe("the dispatcher's state", () => {
   it("keeps a batch that failed to record, at the front of the queue", () => {
     const state = running();
     const [a, b] = [row(1, 10), row(2, 11)];
-    state.launched(a);
-    state.launched(b);
+    state.launched(a, "send");
+    state.launched(b, "send");
     state.answered(finished(a));
     state.recorder = "recording";
     const batch = state.takeBatch(100);
@@ -88,7 +88,7 @@ describe("the dispatcher's state", () => {
   it("never launches a row it still has to record, nor anything while stopping", () => {
     const state = running();
     const a = row(1, 10);
-    state.launched(a);
+    state.launched(a, "send");
     state.answered(finished(a));
     // The lease ran out while the answer waited; a claim renewed it: not sent twice.
     expect(state.mayLaunch(a)).toBe(false);
@@ -97,32 +97,64 @@ describe("the dispatcher's state", () => {
     expect(state.mayLaunch(row(3, 10))).toBe(false);
   });
 
-  it("bounds the next claim by the free send slots and by what waits to be recorded", () => {
+  it("bounds the next claim by the free slots and by what waits to be recorded", () => {
     const state = running(4);
     expect(state.freeSlots()).toBe(4);
-    for (let id = 1; id <= 4; id++) state.launched(row(id, id));
+    for (let id = 1; id <= 4; id++) state.launched(row(id, id), "send");
     expect(state.freeSlots()).toBe(0);
     for (let id = 1; id <= 4; id++) state.answered(finished(row(id, id)));
     expect(state.freeSlots()).toBe(4);
-    for (let id = 5; id <= 8; id++) state.launched(row(id, id));
+    for (let id = 5; id <= 8; id++) state.launched(row(id, id), "send");
     for (let id = 5; id <= 8; id++) state.answered(finished(row(id, id)));
     // Eight answered and none recorded (a slow database): backpressure stops the claims.
     expect(state.freeSlots()).toBe(0);
   });
 
-  it("reports an endpoint at its cap", () => {
-    const state = running(4, 2);
-    state.launched(row(1, 10));
-    expect(state.anyEndpointAtCap()).toBe(false);
-    state.launched(row(2, 10));
-    expect(state.anyEndpointAtCap()).toBe(true);
+  it("counts the wait slots in the next claim and in the backpressure bound", () => {
+    const state = running(2, 4, 8);
+    expect(state.freeSlots()).toBe(10);
+    state.launched(row(1, 10), "send");
+    state.launched(row(2, 11), "wait");
+    expect(state.freeSlots()).toBe(8);
+    expect(state.maxUnrecorded()).toBe(12);
+    expect(state.violations()).toEqual([]);
+  });
+
+  it("sends to the preferred pool while it has room, else to the other", () => {
+    const state = running(1, 4, 1);
+    expect(state.poolFor("send")).toBe("send");
+    expect(state.poolFor("wait")).toBe("wait");
+    state.launched(row(1, 10), "send");
+    expect(state.poolFor("send")).toBe("wait");
+    state.launched(row(2, 11), "wait");
+    // Both full: the claim never takes more than the free slots, so this is only a fallback.
+    expect(state.poolFor("wait")).toBe("wait");
+  });
+
+  it("moves a slow send from its send slot to a wait slot, freeing the send slot", () => {
+    const state = running(1, 4, 1);
+    const slow = row(1, 10);
+    state.launched(slow, "send");
+    expect(state.freeSlots()).toBe(1);
+    expect(state.demote(slow.id)).toBe(true);
+    expect([state.sending, state.waiting]).toEqual([0, 1]);
+    expect(state.violations()).toEqual([]);
+    // Already waiting, or no wait slot free: it stays where it is.
+    expect(state.demote(slow.id)).toBe(false);
+    const next = row(2, 11);
+    state.launched(next, "send");
+    expect(state.demote(next.id)).toBe(false);
+    expect([state.sending, state.waiting]).toEqual([1, 1]);
+    state.answered(finished(slow));
+    expect([state.sending, state.waiting]).toEqual([1, 0]);
+    expect(state.violations()).toEqual([]);
   });
 
   it("names each broken invariant", () => {
     const state = running(2, 1);
-    state.launched(row(1, 10));
-    state.launched(row(2, 10));
-    state.launched(row(3, 11));
+    state.launched(row(1, 10), "send");
+    state.launched(row(2, 10), "send");
+    state.launched(row(3, 11), "send");
     expect(state.violations()).toEqual(
       expect.arrayContaining([
         expect.stringContaining("endpoint 10 has 2 in flight, over its cap 1"),
@@ -131,8 +163,10 @@ describe("the dispatcher's state", () => {
     );
     const other = running();
     other.unrecorded.add(99);
-    expect(other.violations()).toEqual(["1 unrecorded but 0 sending + 0 waiting + 0 recording"]);
-    const early = new DispatcherState({ concurrency: 1, perEndpointLimit: 1 });
+    expect(other.violations()).toEqual([
+      "1 unrecorded but 0 being sent + 0 answered + 0 recording",
+    ]);
+    const early = new DispatcherState({ concurrency: 1, perEndpointLimit: 1, waitLimit: 0 });
     early.pass = "running";
     expect(early.violations()).toEqual(["work before start"]);
   });

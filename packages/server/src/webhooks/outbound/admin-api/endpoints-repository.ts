@@ -24,6 +24,7 @@ const PUBLIC_COLUMNS = [
   "last_success_at",
   "last_failure_at",
   "last_error",
+  "circuit",
 ] as const;
 
 export async function insertWebhook(

@@ -59,6 +59,7 @@ export type WebhookRow = Pick<
   | "last_success_at"
   | "last_failure_at"
   | "last_error"
+  | "circuit"
 >;
 export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
 export type DeliverySummaryRow = Omit<
@@ -104,6 +105,7 @@ function toHealth(row: WebhookRow, stats: AttemptStats): EndpointHealth {
     lastFailureAt: row.last_failure_at === null ? null : isoTime(row.last_failure_at),
     lastError: row.last_error,
     consecutiveFailures: row.consecutive_failures,
+    circuit: row.circuit,
   };
 }
 

@@ -42,10 +42,15 @@ export interface ClaimOptions {
   /** Written to `locked_by`; recording checks it. */
   workerId: string;
   now: number;
-  /** Cap on deliveries in flight to one endpoint in this worker. */
+  /** The most rows of one endpoint a claim takes (the ceiling of every room). */
   perEndpointLimit: number;
-  /** Deliveries this worker already has in flight, by endpoint id. */
-  inFlightByEndpoint?: ReadonlyMap<number, number>;
+  /**
+   * How many rows of an endpoint this claim may take, by endpoint id (the worker's free room in
+   * the endpoint's window: see endpoint-circuits.ts); 0 skips the endpoint.
+   */
+  roomByEndpoint?: ReadonlyMap<number, number>;
+  /** The room of an endpoint absent from `roomByEndpoint`. Default: `perEndpointLimit`. */
+  defaultRoom?: number;
 }
 
 /**
@@ -56,8 +61,11 @@ export interface ClaimOptions {
  * stay queued and are skipped until it is enabled again; the test event is the exception (spec: it
  * is sent even when the endpoint is disabled).
  *
- * Per-endpoint cap: each endpoint gets no more than its free room (`perEndpointLimit` minus what
- * this worker has in flight to it); the oldest due rows win across endpoints.
+ * Per-endpoint room: each endpoint gets no more than its room (`roomByEndpoint`, else
+ * `defaultRoom`, never over `perEndpointLimit`). Fair across endpoints: the claim takes every
+ * endpoint's oldest due row before any endpoint's second, and so on (a round robin), and at each
+ * round first attempts before retries; within one endpoint, oldest first. So an endpoint with a
+ * long backlog, or one whose deliveries keep failing, cannot take a claim from the others.
  *
  * Shape: the statement walks the enabled endpoints that have room and, for each, seeks its oldest
  * due rows through the (webhook_id, next_attempt_at) index, then keeps the oldest `limit` of
@@ -105,17 +113,18 @@ export async function claimDeliveries(
   options: ClaimOptions,
 ): Promise<ClaimedDelivery[]> {
   const { limit, workerId, now, perEndpointLimit } = options;
+  const defaultRoom = Math.min(options.defaultRoom ?? perEndpointLimit, perEndpointLimit);
   if (limit <= 0) return [];
   const until = now + options.leaseMs;
   const horizon = now + RATE_HORIZON_MS;
   const seek = Math.min(perEndpointLimit, limit);
-  // {"<endpoint id>": in-flight count}; read in SQL with a JSON accessor, so the statement text
-  // stays the same whatever the number of busy endpoints (one prepared plan).
-  const busy = JSON.stringify(Object.fromEntries(options.inFlightByEndpoint ?? []));
+  // {"<endpoint id>": room}; read in SQL with a JSON accessor, so the statement text stays the
+  // same whatever the number of endpoints listed (one prepared plan).
+  const rooms = JSON.stringify(Object.fromEntries(options.roomByEndpoint ?? []));
 
   if (dialectOf(db) === "postgres") {
     const statement = sql<ClaimedDelivery>`${sql.raw(PG_CLAIM)}`;
-    const values = [now, perEndpointLimit, busy, horizon, limit, until, workerId];
+    const values = [now, perEndpointLimit, rooms, horizon, limit, until, workerId, defaultRoom];
     const pool = pgPoolOf(db);
     const rows = pool
       ? (
@@ -143,16 +152,17 @@ export async function claimDeliveries(
     const result = await sql<ClaimedDelivery & { rate: number | null }>`
       WITH chosen AS MATERIALIZED (
         SELECT id, base, rate, rank FROM (
-          SELECT c.id, c.next_attempt_at, c.room, c.base, c.rate,
+          SELECT c.id, c.next_attempt_at, c.attempts, c.room, c.base, c.rate,
             row_number() OVER (PARTITION BY c.webhook_id ORDER BY c.next_attempt_at, c.id) AS rank
           FROM (
-            SELECT d.id, d.webhook_id, d.next_attempt_at, e.room, e.base, e.rate
+            SELECT d.id, d.webhook_id, d.next_attempt_at, d.attempts, e.room, e.base, e.rate
             FROM (
               SELECT id, room, base, rate FROM (
                 SELECT w.id, w.max_per_second AS rate,
                   max(coalesce(w.rate_next_at, 0), ${now}) AS base,
                   min(
-                    ${perEndpointLimit} - coalesce(json_extract(${busy}, '$."' || w.id || '"'), 0),
+                    ${perEndpointLimit},
+                    coalesce(json_extract(${rooms}, '$."' || w.id || '"'), ${defaultRoom}),
                     CASE WHEN w.max_per_second IS NULL THEN ${perEndpointLimit}
                       WHEN max(coalesce(w.rate_next_at, 0), ${now}) > ${horizon} THEN 0
                       ELSE ((${horizon} - max(coalesce(w.rate_next_at, 0), ${now})) * w.max_per_second) / 1000 + 1 END
@@ -172,8 +182,9 @@ export async function claimDeliveries(
               LIMIT ${seekLimit}
             )
             UNION ALL
-            SELECT d.id, d.webhook_id, d.next_attempt_at,
-              ${perEndpointLimit} - coalesce(json_extract(${busy}, '$."' || d.webhook_id || '"'), 0),
+            SELECT d.id, d.webhook_id, d.next_attempt_at, d.attempts,
+              min(${perEndpointLimit},
+                coalesce(json_extract(${rooms}, '$."' || d.webhook_id || '"'), ${defaultRoom})),
               NULL, NULL
             FROM webhook_deliveries d INDEXED BY webhook_deliveries_test_due
             WHERE d.event = 'WEBHOOK_TEST'
@@ -184,7 +195,7 @@ export async function claimDeliveries(
           ) c
         )
         WHERE rank <= room
-        ORDER BY next_attempt_at, id
+        ORDER BY rank, attempts > 0, next_attempt_at, id
         LIMIT ${batchLimit}
       )
       UPDATE webhook_deliveries
@@ -226,8 +237,9 @@ export async function claimDeliveries(
 
 /**
  * The PostgreSQL claim, one statement of fixed text (a named prepared statement: planned once per
- * connection). $1 now, $2 the per-endpoint cap, $3 the in-flight counts by endpoint (JSON), $4
- * the rate horizon, $5 the most rows to take, $6 the lease's end, $7 the worker.
+ * connection). $1 now, $2 the per-endpoint cap, $3 the rooms by endpoint (JSON), $4 the rate
+ * horizon, $5 the most rows to take, $6 the lease's end, $7 the worker, $8 the room of an
+ * endpoint not in $3.
  */
 const PG_CLAIM = `
   WITH unflushed AS (
@@ -254,7 +266,8 @@ const PG_CLAIM = `
     SELECT id, room, base, rate FROM (
       SELECT w.id, c.base, c.rate,
         least(
-          $2::int - coalesce(($3::jsonb ->> w.id::text)::int, 0),
+          $2::int,
+          coalesce(($3::jsonb ->> w.id::text)::int, $8::int),
           CASE WHEN c.id IS NULL THEN $2::int
             WHEN c.base > $4::bigint THEN 0
             ELSE (($4::bigint - c.base) * c.rate) / 1000 + 1 END
@@ -266,10 +279,10 @@ const PG_CLAIM = `
     WHERE room > 0
   ),
   seeked AS (
-    SELECT c.id, c.webhook_id, c.next_attempt_at, e.room, e.base, e.rate
+    SELECT c.id, c.webhook_id, c.next_attempt_at, c.attempts, e.room, e.base, e.rate
     FROM endpoints e
     CROSS JOIN LATERAL (
-      SELECT d.id, d.webhook_id, d.next_attempt_at
+      SELECT d.id, d.webhook_id, d.next_attempt_at, d.attempts
       FROM webhook_deliveries d
       WHERE d.webhook_id = e.id
         AND d.status IN ('PENDING', 'FAILED')
@@ -283,8 +296,8 @@ const PG_CLAIM = `
   -- Test deliveries go out even to a disabled endpoint (FOR UPDATE is not allowed inside a
   -- UNION, hence two CTEs); a disabled endpoint has no pace to keep.
   tests AS (
-    SELECT d.id, d.webhook_id, d.next_attempt_at,
-      $2::int - coalesce(($3::jsonb ->> d.webhook_id::text)::int, 0) AS room,
+    SELECT d.id, d.webhook_id, d.next_attempt_at, d.attempts,
+      least($2::int, coalesce(($3::jsonb ->> d.webhook_id::text)::int, $8::int)) AS room,
       CAST(NULL AS bigint) AS base, CAST(NULL AS integer) AS rate
     FROM webhook_deliveries d
     WHERE d.event = 'WEBHOOK_TEST'
@@ -301,12 +314,14 @@ const PG_CLAIM = `
   ),
   chosen AS (
     SELECT id, webhook_id, base, rate, rank FROM (
-      SELECT c.id, c.webhook_id, c.next_attempt_at, c.room, c.base, c.rate,
+      SELECT c.id, c.webhook_id, c.next_attempt_at, c.attempts, c.room, c.base, c.rate,
         row_number() OVER (PARTITION BY c.webhook_id ORDER BY c.next_attempt_at, c.id) AS rank
       FROM candidates c
     ) ranked
     WHERE rank <= room
-    ORDER BY next_attempt_at, id
+    -- A round robin over the endpoints (every one's first row, then every one's second), first
+    -- attempts before retries at each round.
+    ORDER BY rank, attempts > 0, next_attempt_at, id
     LIMIT $5::int
   ),
   paced AS (

@@ -7,7 +7,13 @@ import { listenForDeliveries } from "./deliveries-listener.js";
 import type { DeliveryLog } from "./delivery-log.js";
 import type { DeliveryMetrics } from "./delivery-metrics.js";
 import { deliveryQueueOn, type DeliveryQueue } from "./delivery-queue.js";
-import { DeliveryDispatcher, leaseFor, type Dispatcher } from "./dispatcher.js";
+import {
+  circuitTimingFor,
+  DeliveryDispatcher,
+  leaseFor,
+  slowAfterFor,
+  type Dispatcher,
+} from "./dispatcher.js";
 
 export interface DispatcherOptions {
   log?: DeliveryLog;
@@ -68,6 +74,9 @@ export function createDispatcher(
       leaseMs: options.leaseMs ?? leaseFor(config.webhookTimeoutMs),
       concurrency: config.webhookConcurrency,
       perEndpointLimit: config.webhookPerEndpointConcurrency,
+      waitLimit: config.webhookWaitSlots,
+      slowAfterMs: slowAfterFor(config.webhookTimeoutMs),
+      circuit: circuitTimingFor(config.webhookBackoffBaseMs, config.webhookBackoffMaxMs),
       policy: {
         maxAttempts: config.webhookMaxAttempts,
         backoffBaseMs: config.webhookBackoffBaseMs,

@@ -2,6 +2,15 @@ import { sql, type Kysely } from "kysely";
 import client from "prom-client";
 import type { Database } from "../../../db/schema.js";
 import type { AttemptOutcome } from "../transport/webhook-sender.js";
+import type { Circuit } from "./endpoint-circuits.js";
+
+/** What the dispatcher has out now, read at scrape time. */
+export interface SendsSnapshot {
+  /** Deliveries being sent, by slot pool and by their endpoint's circuit. */
+  sends: Array<{ pool: "send" | "wait"; circuit: Circuit; count: number }>;
+  /** Endpoints this process has sent to, by circuit. */
+  endpoints: Record<Circuit, number>;
+}
 
 export type AttemptOutcomeKind =
   "success" | "http_error" | "timeout" | "connection_error" | "dns_error" | "refused" | "tls_error";
@@ -15,6 +24,10 @@ export interface DeliveryMetrics {
   endpointDisabled(reason: "gone" | "auto_failing"): void;
   /** Counts attempts that waited: for the endpoint's rate cap, or for a receiver's Retry-After. */
   attemptsDelayed(cause: "rate_cap" | "retry_after", count: number): void;
+  /** Counts a change of an endpoint's circuit breaker. */
+  circuitChanged?(circuit: Circuit): void;
+  /** Reads the dispatcher's sends at scrape time (one dispatcher per registry). */
+  watchSends?(read: () => SendsSnapshot): void;
 }
 
 /**
@@ -132,7 +145,43 @@ export function createDeliveryMetrics(
     },
   });
 
+  let readSends: (() => SendsSnapshot) | undefined;
+  new client.Gauge({
+    name: "parley_webhook_sends_in_flight",
+    help: "Outbound webhook deliveries being sent by this process, by slot pool (send: the PARLEY_WEBHOOK_CONCURRENCY slots; wait: sends to endpoints not known to answer, and slow sends) and by their endpoint's circuit (closed, half-open, open)",
+    labelNames: ["pool", "circuit"] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const { pool, circuit, count } of readSends?.().sends ?? [])
+        this.set({ pool, circuit }, count);
+    },
+  });
+  new client.Gauge({
+    name: "parley_webhook_circuits",
+    help: "Outbound webhook endpoints this process has sent to, by circuit breaker state (closed, half-open, open)",
+    labelNames: ["state"] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      const endpoints = readSends?.().endpoints ?? { closed: 0, "half-open": 0, open: 0 };
+      for (const [state, count] of Object.entries(endpoints)) this.set({ state }, count);
+    },
+  });
+  const circuitChanges = new client.Counter({
+    name: "parley_webhook_circuit_changes_total",
+    help: "Changes of outbound webhook endpoints' circuit breakers, by the state entered (open: time-outs or connection failures in a row; half-open: a probe may go; closed: the endpoint answered)",
+    labelNames: ["state"] as const,
+    registers: [registry],
+  });
+
   return {
+    circuitChanged(circuit) {
+      circuitChanges.inc({ state: circuit });
+    },
+    watchSends(read) {
+      readSends = read;
+    },
     endpointDisabled(reason) {
       disabledTotal.inc({ reason });
     },

@@ -1,5 +1,5 @@
 import type { Kysely } from "kysely";
-import type { Database } from "../../../db/schema.js";
+import type { Circuit, Database } from "../../../db/schema.js";
 import type { Outbox } from "../../../db/unit-of-work.js";
 import { eventData } from "../../../events/event-catalogue.js";
 import { claimDeliveries, type ClaimedDelivery, type ClaimOptions } from "./claim-deliveries.js";
@@ -29,6 +29,8 @@ export interface DeliveryQueue {
   nextRetryAt(now: number): Promise<number | null>;
   /** Deletes the old secrets whose rotation overlap is over; answers how many. */
   expireSecrets(now: number): Promise<number>;
+  /** Stores an endpoint's circuit, as its health shows it. */
+  recordCircuit?(webhookId: number, circuit: Circuit, at: number): Promise<void>;
 }
 
 export interface QueueHooks {
@@ -78,5 +80,12 @@ export function deliveryQueueOn(db: Kysely<Database>, hooks: QueueHooks = {}): D
     },
     nextRetryAt: (now) => nextRetryAt(db, now),
     expireSecrets: (now) => expireSecrets(db, now),
+    async recordCircuit(webhookId, circuit, at) {
+      await db
+        .updateTable("webhooks")
+        .set({ circuit, circuit_changed_at: at })
+        .where("id", "=", webhookId)
+        .execute();
+    },
   };
 }

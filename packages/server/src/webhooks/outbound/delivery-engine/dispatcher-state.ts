@@ -23,21 +23,34 @@ export interface Finished {
 }
 
 export interface StateLimits {
-  /** Most deliveries being sent at once. */
+  /** Send slots: most deliveries being sent at once to endpoints that answer. */
   concurrency: number;
-  /** Most deliveries being sent at once to one endpoint. */
+  /** Most deliveries being sent at once to one endpoint (the ceiling of its window). */
   perEndpointLimit: number;
+  /**
+   * Wait slots: most sends held apart from the send slots at once (sends to endpoints not known
+   * to answer, and sends that outlasted `slowAfterMs`).
+   */
+  waitLimit: number;
 }
+
+/** Which pool a send counts against. */
+export type SendPool = "send" | "wait";
 
 /**
  * The dispatcher's state, every field named, with the invariants that tie the fields together
  * checked in one place (`violations`). The dispatcher changes it only through the methods below;
  * in tests (and with PARLEY_DEBUG_INVARIANTS=1) it checks the invariants after every change.
  *
- * Each claimed delivery goes: claimed -> sending (counts against the caps) -> answered, waiting to
- * be recorded (`toRecord`) -> being recorded (`recordingBatch`) -> recorded (forgotten). It stays
- * in `unrecorded` from the claim until it is recorded, so a claim that renews our own lease (the
- * recording was late) never sends it twice.
+ * Each claimed delivery goes: claimed -> sending (counts against a pool and its endpoint's window)
+ * -> answered, waiting to be recorded (`toRecord`) -> being recorded (`recordingBatch`) ->
+ * recorded (forgotten). It stays in `unrecorded` from the claim until it is recorded, so a claim
+ * that renews our own lease (the recording was late) never sends it twice.
+ *
+ * A send counts against one of two pools: a send slot (`sending`, at most `concurrency`) or a
+ * wait slot (`waiting`, at most `waitLimit`). Sends to endpoints that answer take send slots;
+ * sends to endpoints not known to answer, and sends that outlasted the slow threshold (moved by
+ * `demote`), take wait slots, so receivers that hang cannot hold the send slots.
  */
 export class DispatcherState {
   lifecycle: Lifecycle = "created";
@@ -50,11 +63,16 @@ export class DispatcherState {
   backlog = false;
   recorder: RecorderMode = "idle";
 
-  /** Deliveries being sent: what the concurrency caps count. */
+  /** Deliveries being sent in send slots. */
   sending = 0;
-  /** Of those, how many wait for the send slot of their endpoint's rate cap. */
+  /** Deliveries being sent in wait slots. */
+  waiting = 0;
+  /** Of all being sent, how many wait for the send slot of their endpoint's rate cap. */
   pacing = 0;
+  /** Deliveries being sent (either pool), by endpoint. */
   readonly sendingByEndpoint = new Map<number, number>();
+  /** The pool of each delivery being sent. */
+  readonly poolOf = new Map<number, SendPool>();
   /** Every delivery claimed and not yet recorded (being sent, answered, or being recorded). */
   readonly unrecorded = new Set<number>();
   /** Answered, waiting for the recorder. */
@@ -69,13 +87,29 @@ export class DispatcherState {
   }
 
   /**
-   * How many rows the next claim may take: the free send slots, bounded by backpressure (when
-   * recording falls behind, a slow database, stop taking work rather than pile up finished
-   * attempts in memory: at most twice the concurrency unrecorded).
+   * How many rows the next claim may take: the free send and wait slots, bounded by backpressure
+   * (when recording falls behind, a slow database, stop taking work rather than pile up finished
+   * attempts in memory: at most `maxUnrecorded`).
    */
   freeSlots(): number {
-    const { concurrency } = this.limits;
-    return Math.min(concurrency - this.sending, 2 * concurrency - this.unrecorded.size);
+    const { concurrency, waitLimit } = this.limits;
+    return Math.min(
+      concurrency - this.sending + (waitLimit - this.waiting),
+      this.maxUnrecorded() - this.unrecorded.size,
+    );
+  }
+
+  /** Every slot in flight plus as many answers again as there are send slots. */
+  maxUnrecorded(): number {
+    return 2 * this.limits.concurrency + this.limits.waitLimit;
+  }
+
+  /** The pool a new send goes to: its preferred one when it has room, else the other. */
+  poolFor(preferred: SendPool): SendPool {
+    const sendFree = this.sending < this.limits.concurrency;
+    const waitFree = this.waiting < this.limits.waitLimit;
+    if (preferred === "send") return sendFree || !waitFree ? "send" : "wait";
+    return waitFree || !sendFree ? "wait" : "send";
   }
 
   /** A claimed row we may send: not one of ours still waiting to be recorded, and not stopping. */
@@ -83,30 +117,40 @@ export class DispatcherState {
     return !this.unrecorded.has(row.id) && !this.stopping;
   }
 
-  launched(row: ClaimedDelivery): void {
+  launched(row: ClaimedDelivery, pool: SendPool): void {
     this.unrecorded.add(row.id);
-    this.sending++;
+    if (pool === "send") this.sending++;
+    else this.waiting++;
+    this.poolOf.set(row.id, pool);
     this.sendingByEndpoint.set(
       row.webhook_id,
       (this.sendingByEndpoint.get(row.webhook_id) ?? 0) + 1,
     );
   }
 
-  /** The answer is in: the send slot is free; the row stays leased to us until it is recorded. */
-  answered(finished: Finished): void {
+  /**
+   * A send in a send slot outlasted the slow threshold: it moves to a wait slot (when one is
+   * free), so the send slot goes to another delivery. True when it moved.
+   */
+  demote(deliveryId: number): boolean {
+    if (this.poolOf.get(deliveryId) !== "send" || this.waiting >= this.limits.waitLimit)
+      return false;
+    this.poolOf.set(deliveryId, "wait");
     this.sending--;
+    this.waiting++;
+    return true;
+  }
+
+  /** The answer is in: the slot is free; the row stays leased to us until it is recorded. */
+  answered(finished: Finished): void {
+    if (this.poolOf.get(finished.row.id) === "wait") this.waiting--;
+    else this.sending--;
+    this.poolOf.delete(finished.row.id);
     const endpoint = finished.row.webhook_id;
     const left = (this.sendingByEndpoint.get(endpoint) ?? 1) - 1;
     if (left > 0) this.sendingByEndpoint.set(endpoint, left);
     else this.sendingByEndpoint.delete(endpoint);
     this.toRecord.push(finished);
-  }
-
-  /** Some endpoint is at its cap (it has more waiting, by the claim's construction). */
-  anyEndpointAtCap(): boolean {
-    for (const n of this.sendingByEndpoint.values())
-      if (n >= this.limits.perEndpointLimit) return true;
-    return false;
   }
 
   takeBatch(max: number): Finished[] {
@@ -135,7 +179,7 @@ export class DispatcherState {
   /** The invariants; empty when they all hold. */
   violations(): string[] {
     const problems: string[] = [];
-    const { concurrency, perEndpointLimit } = this.limits;
+    const { concurrency, perEndpointLimit, waitLimit } = this.limits;
     let perEndpointSum = 0;
     for (const [endpoint, n] of this.sendingByEndpoint) {
       perEndpointSum += n;
@@ -143,19 +187,24 @@ export class DispatcherState {
       if (n > perEndpointLimit)
         problems.push(`endpoint ${endpoint} has ${n} in flight, over its cap ${perEndpointLimit}`);
     }
-    if (perEndpointSum !== this.sending)
-      problems.push(`sending is ${this.sending} but the endpoints count ${perEndpointSum}`);
+    const inFlight = this.sending + this.waiting;
+    if (perEndpointSum !== inFlight)
+      problems.push(`${inFlight} being sent but the endpoints count ${perEndpointSum}`);
+    if (this.poolOf.size !== inFlight)
+      problems.push(`${inFlight} being sent but ${this.poolOf.size} have a pool`);
     if (this.sending < 0 || this.sending > concurrency)
       problems.push(`sending is ${this.sending}, outside 0..${concurrency}`);
-    if (this.pacing < 0 || this.pacing > this.sending)
-      problems.push(`${this.pacing} waiting for a rate slot, outside 0..${this.sending} sending`);
-    const accounted = this.sending + this.toRecord.length + this.recordingBatch;
+    if (this.waiting < 0 || this.waiting > waitLimit)
+      problems.push(`waiting is ${this.waiting}, outside 0..${waitLimit}`);
+    if (this.pacing < 0 || this.pacing > inFlight)
+      problems.push(`${this.pacing} waiting for a rate slot, outside 0..${inFlight} being sent`);
+    const accounted = inFlight + this.toRecord.length + this.recordingBatch;
     if (accounted !== this.unrecorded.size)
       problems.push(
-        `${this.unrecorded.size} unrecorded but ${this.sending} sending + ${this.toRecord.length} ` +
-          `waiting + ${this.recordingBatch} recording`,
+        `${this.unrecorded.size} unrecorded but ${inFlight} being sent + ` +
+          `${this.toRecord.length} answered + ${this.recordingBatch} recording`,
       );
-    if (this.unrecorded.size > 2 * concurrency)
+    if (this.unrecorded.size > this.maxUnrecorded())
       problems.push(`${this.unrecorded.size} unrecorded, over the backpressure bound`);
     if (this.recorder !== "recording" && this.recordingBatch !== 0)
       problems.push(

@@ -4,9 +4,22 @@ import type { AttemptOutcome, WebhookSender } from "../transport/webhook-sender.
 import type { ClaimedDelivery } from "./claim-deliveries.js";
 import type { DeliveriesListener } from "./deliveries-listener.js";
 import type { DeliveryLog } from "./delivery-log.js";
-import type { DeliveryMetrics } from "./delivery-metrics.js";
+import type { DeliveryMetrics, SendsSnapshot } from "./delivery-metrics.js";
 import type { DeliveryQueue } from "./delivery-queue.js";
-import { DispatcherInvariantError, DispatcherState, type Finished } from "./dispatcher-state.js";
+import {
+  DispatcherInvariantError,
+  DispatcherState,
+  type Finished,
+  type SendPool,
+} from "./dispatcher-state.js";
+import { outcomeKind } from "./delivery-metrics.js";
+import {
+  CIRCUIT_DEFAULTS,
+  EndpointCircuits,
+  sendResultOf,
+  type CircuitChange,
+  type CircuitSettings,
+} from "./endpoint-circuits.js";
 import type { RetryPolicy } from "./retry-schedule.js";
 import { signPayload } from "./sign-payload.js";
 import { signStandardWebhook } from "./sign-standard-webhook.js";
@@ -32,8 +45,16 @@ export interface DispatcherSettings {
   workerId: string;
   /** How long claimed rows stay ours: see `leaseFor`. */
   leaseMs: number;
+  /** Send slots (PARLEY_WEBHOOK_CONCURRENCY). */
   concurrency: number;
+  /** The ceiling of an endpoint's window (PARLEY_WEBHOOK_PER_ENDPOINT_CONCURRENCY). */
   perEndpointLimit: number;
+  /** Wait slots (PARLEY_WEBHOOK_WAIT_SLOTS). Default 256. */
+  waitLimit?: number;
+  /** A send older than this leaves its send slot for a wait slot. Default: `slowAfterFor`. */
+  slowAfterMs?: number;
+  /** The breaker's rules. Default: CIRCUIT_DEFAULTS. */
+  circuit?: Partial<Omit<CircuitSettings, "perEndpointLimit">>;
   policy: RetryPolicy;
   sweepIntervalMs: number;
 }
@@ -51,6 +72,8 @@ export interface DispatcherDeps {
   listen?: (handlers: { onNotify(): void; onListening(): void }) => DeliveriesListener;
   metrics: DeliveryMetrics;
   log: DeliveryLog;
+  /** An endpoint's circuit changed (after the dispatcher stored it). */
+  onCircuitChange?(change: CircuitChange): void;
   now(): number;
   /** The sender's User-Agent, for the attempt log. Default Parley-Webhooks/1.0. */
   userAgent?: string;
@@ -75,6 +98,29 @@ interface SignedRequest {
   logged: Record<string, string>;
 }
 
+/**
+ * When a send leaves its send slot for a wait slot: after 250 ms, or a quarter of the time-out
+ * when that is shorter. Far above a healthy receiver's answer (a few ms on a LAN, ~100 ms across
+ * the world), so only slow and hanging receivers move.
+ */
+export function slowAfterFor(timeoutMs: number): number {
+  return Math.max(1, Math.min(250, Math.floor(timeoutMs / 4)));
+}
+
+/**
+ * An open circuit's first cool-down: 10 s, or the retry back-off's base when that is shorter (so
+ * a breaker never holds a delivery's retry back longer than its own schedule would the first
+ * time); doubling per failed probe up to 5 minutes, or the back-off ceiling when shorter.
+ */
+export function circuitTimingFor(
+  backoffBaseMs: number,
+  backoffMaxMs: number,
+): { cooldownMs: number; maxCooldownMs: number } {
+  const cooldownMs = Math.max(1, Math.min(CIRCUIT_DEFAULTS.cooldownMs, backoffBaseMs));
+  const maxCooldownMs = Math.max(cooldownMs, Math.min(CIRCUIT_DEFAULTS.maxCooldownMs, backoffMaxMs));
+  return { cooldownMs, maxCooldownMs };
+}
+
 /** Most attempts recorded in one transaction. */
 const RECORD_BATCH = 100;
 
@@ -94,6 +140,12 @@ const RECORD_BATCH = 100;
 export class DeliveryDispatcher implements Dispatcher {
   private readonly state: DispatcherState;
   private readonly settings: DispatcherSettings;
+  private readonly circuits: EndpointCircuits;
+  private readonly slowAfterMs: number;
+  /** Each delivery being sent, with the timer that moves it to a wait slot when it is slow. */
+  private readonly inFlight = new Map<number, { row: ClaimedDelivery; slow?: NodeJS.Timeout }>();
+  /** Circuit changes are stored one after the other, in the order they happened. */
+  private circuitWrites: Promise<void> = Promise.resolve();
   private readonly idleWaiters: Array<() => void> = [];
   private readonly secrets = new Map<string, string>();
   private passFailures = 0;
@@ -109,7 +161,30 @@ export class DeliveryDispatcher implements Dispatcher {
     this.state = new DispatcherState({
       concurrency: deps.settings.concurrency,
       perEndpointLimit: deps.settings.perEndpointLimit,
+      waitLimit: deps.settings.waitLimit ?? 256,
     });
+    this.circuits = new EndpointCircuits({
+      ...CIRCUIT_DEFAULTS,
+      ...deps.settings.circuit,
+      perEndpointLimit: deps.settings.perEndpointLimit,
+    });
+    this.slowAfterMs = deps.settings.slowAfterMs ?? slowAfterFor(30_000);
+    deps.metrics.watchSends?.(() => this.sendsByCircuit());
+  }
+
+  /** Deliveries being sent, by pool and by their endpoint's circuit; endpoints by circuit. */
+  private sendsByCircuit(): SendsSnapshot {
+    const sends: SendsSnapshot["sends"] = [];
+    const counts = new Map<string, number>();
+    for (const [id, { row }] of this.inFlight) {
+      const pool = this.state.poolOf.get(id) ?? "send";
+      const key = `${pool} ${this.circuits.circuitOf(row.webhook_id)}`;
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
+    for (const pool of ["send", "wait"] as const)
+      for (const circuit of ["closed", "half-open", "open"] as const)
+        sends.push({ pool, circuit, count: counts.get(`${pool} ${circuit}`) ?? 0 });
+    return { sends, endpoints: this.circuits.counts() };
   }
 
   start(): void {
@@ -154,6 +229,7 @@ export class DeliveryDispatcher implements Dispatcher {
         this.idleWaiters.push(resolve);
         this.settle();
       });
+      await this.circuitWrites;
       await this.deps.sender.close();
     })();
     return this.stopped;
@@ -210,21 +286,28 @@ export class DeliveryDispatcher implements Dispatcher {
       state.backlog = true;
       return now;
     }
+    const changes: CircuitChange[] = [];
+    const roomByEndpoint = this.circuits.rooms(now, changes);
+    for (const change of changes) this.circuitChanged(change);
     const rows = await this.deps.queue.claim({
       limit: free,
       leaseMs: this.settings.leaseMs,
       workerId: this.settings.workerId,
       now,
       perEndpointLimit: this.settings.perEndpointLimit,
-      inFlightByEndpoint: state.sendingByEndpoint,
+      roomByEndpoint,
+      defaultRoom: EndpointCircuits.NEW_ENDPOINT_ROOM,
     });
     // A row not yet recorded here is one whose lease ran out while its result waited to be
     // recorded (database down): the claim renewed our lease; it must not be sent twice.
     for (const row of rows) if (state.mayLaunch(row)) this.launch(row);
     // Rows taken may mean more are due (or were locked by another worker a moment ago), and an
-    // endpoint at its cap has more waiting: claim again when a send finishes. Only an empty claim
-    // with no endpoint at its cap means this worker has caught up.
-    state.backlog = rows.length > 0 || state.anyEndpointAtCap();
+    // endpoint whose window is full may have more waiting: claim again when a send finishes. Only
+    // an empty claim with every window open means this worker has caught up. An open circuit's
+    // deliveries wait for its probe time.
+    state.backlog = rows.length > 0 || this.circuits.anyWindowFull();
+    const probeAt = this.circuits.nextProbeAt();
+    if (probeAt !== null) this.armRetryTimer(probeAt);
     this.checked("claim");
     return now;
   }
@@ -244,12 +327,31 @@ export class DeliveryDispatcher implements Dispatcher {
     };
   }
 
+  /**
+   * Sends one claimed delivery. An endpoint known to answer gets a send slot; one not known to
+   * (new to this process, or its last attempt stalled) gets a wait slot, as does a send that is
+   * still out after `slowAfterMs`, so hanging receivers never hold the send slots.
+   */
   private launch(row: ClaimedDelivery): void {
-    this.state.launched(row);
+    const preferred: SendPool = this.circuits.isProven(row.webhook_id) ? "send" : "wait";
+    const pool = this.state.poolFor(preferred);
+    this.state.launched(row, pool);
+    this.circuits.launched(row.webhook_id);
+    const entry: { row: ClaimedDelivery; slow?: NodeJS.Timeout } = { row };
+    if (pool === "send") entry.slow = setTimeout(() => this.slow(row.id), this.slowAfterMs);
+    this.inFlight.set(row.id, entry);
     void this.paced(row)
       .then(() => this.attempt(row))
-      .then(({ outcome, requestHeaders }) => {
+      .then(({ outcome, requestHeaders, sent }) => {
         this.deps.metrics.attempt(outcome);
+        clearTimeout(this.inFlight.get(row.id)?.slow);
+        this.inFlight.delete(row.id);
+        const change = this.circuits.ended(
+          row.webhook_id,
+          sent ? sendResultOf(outcomeKind(outcome)) : "other",
+          this.deps.now(),
+        );
+        if (change) this.circuitChanged(change);
         this.state.answered({
           row,
           attempt: {
@@ -282,14 +384,51 @@ export class DeliveryDispatcher implements Dispatcher {
     this.state.pacing--;
   }
 
-  private async attempt(
-    row: ClaimedDelivery,
-  ): Promise<{ outcome: AttemptOutcome; requestHeaders?: Record<string, string> }> {
+  /** A send outlasted `slowAfterMs`: its send slot goes to the next delivery. */
+  private slow(deliveryId: number): void {
+    const entry = this.inFlight.get(deliveryId);
+    if (entry) delete entry.slow;
+    if (!this.state.demote(deliveryId)) return;
+    this.checked("slow");
+    if (this.state.backlog) this.wake();
+  }
+
+  /**
+   * An endpoint's circuit changed: counted, logged, and stored for its health (in order, after
+   * the changes before it; a failure to store is logged and the next change stores afresh).
+   */
+  private circuitChanged(change: CircuitChange): void {
+    const { webhookId, circuit, failures } = change;
+    if (!change.initial) this.deps.metrics.circuitChanged?.(circuit);
+    if (circuit === "open")
+      this.deps.log.warn(
+        { webhookId, failures },
+        "webhook endpoint timed out or could not be reached repeatedly; its circuit is open",
+      );
+    const at = this.deps.now();
+    this.circuitWrites = this.circuitWrites
+      .then(() => this.deps.queue.recordCircuit?.(webhookId, circuit, at))
+      .catch((error: unknown) =>
+        this.deps.log.warn(
+          { webhookId, circuit, err: (error as Error).message },
+          "webhook dispatcher could not store an endpoint's circuit",
+        ),
+      );
+    this.deps.onCircuitChange?.(change);
+  }
+
+  private async attempt(row: ClaimedDelivery): Promise<{
+    outcome: AttemptOutcome;
+    requestHeaders?: Record<string, string>;
+    /** False when nothing went out (the secret could not be opened). */
+    sent: boolean;
+  }> {
     let request: SignedRequest;
     try {
       request = this.signedRequest(row);
     } catch {
       return {
+        sent: false,
         outcome: {
           ok: false,
           startedAt: new Date(),
@@ -301,7 +440,7 @@ export class DeliveryDispatcher implements Dispatcher {
       };
     }
     const outcome = await this.deps.sender.send(request);
-    return { outcome, requestHeaders: request.logged };
+    return { outcome, requestHeaders: request.logged, sent: true };
   }
 
   /**
