@@ -5,8 +5,8 @@
  *   --steady-seconds N      the delivery benchmark's steady run on each database (default 60)
  *   --skip-large-table      leave out the 1,000,000-row delivery table benchmark
  *   --skip-scale-out        leave out one against two Parley processes on PostgreSQL
- *   --only a,b              only these (delivery, delivery-search, ingest, large-table,
- *                           scale-out, stream)
+ *   --only a,b              only these (dead-receivers, delivery, delivery-search, ingest,
+ *                           large-table, scale-out, stream)
  *
  * The same from the environment, for `npm run bench` at the root (which passes no flags):
  * PARLEY_BENCH_QUICK=1, PARLEY_BENCH_STEADY_SECONDS=N, PARLEY_BENCH_SKIP_LARGE_TABLE=1,
@@ -14,6 +14,7 @@
  */
 import os from "node:os";
 import { parseArgs } from "node:util";
+import { deadReceiversOptionsFrom, runDeadReceiversBench } from "./dead-receivers.bench.js";
 import { runDeliverySearchBench } from "./delivery-search.bench.js";
 import { deliveryOptionsFrom, runDeliveryBench } from "./delivery.bench.js";
 import { runIngestBench } from "./ingest.bench.js";
@@ -43,6 +44,7 @@ const benchmarks: Array<[name: string, run: () => Promise<void>]> = [
     () => runDeliveryBench(deliveryOptionsFrom({ quick, "steady-seconds": steadySeconds })),
   ],
   ["delivery-search", () => runDeliverySearchBench(quick ? 100_000 : undefined)],
+  ["dead-receivers", () => runDeadReceiversBench(deadReceiversOptionsFrom({ quick }))],
   [
     "ingest",
     () =>
