@@ -92,6 +92,7 @@ function watch(queue: DeliveryQueue): WatchedQueue {
     },
     record: (attempts, options) => queue.record(attempts, options),
     expireSecrets: (now) => queue.expireSecrets(now),
+    recordCircuit: (webhookId, circuit, at) => queue.recordCircuit(webhookId, circuit, at),
     async nextRetryAt(now) {
       try {
         return await queue.nextRetryAt(now);
@@ -148,12 +149,12 @@ function selectAttempts(t: TestApp, deliveryId: number) {
 /**
  * A real app on the given dialect with its delivery engine (dispatcher + metrics on the app's
  * registry, the sender built from the config), fast knobs unless overridden. `start: false`
- * leaves the dispatcher stopped.
+ * leaves the dispatcher stopped; `leaseMs` replaces the lease made from the time-out.
  */
 export async function startDeliveryApp(
   dialect: TestDialect,
   overrides: ConfigOverrides = {},
-  options: { start?: boolean; log?: DeliveryLog; lookup?: LookupFunction } = {},
+  options: { start?: boolean; log?: DeliveryLog; lookup?: LookupFunction; leaseMs?: number } = {},
 ): Promise<DeliveryApp> {
   const t = await createTestApp(dialect, { ...FAST_KNOBS, ...overrides });
   const metrics = createDeliveryMetrics(t.ctx.db, t.app.metrics.registry, t.ctx.now);
@@ -162,6 +163,7 @@ export async function startDeliveryApp(
     watchQueue: (built) => (queue = watch(built)),
     ...(options.log ? { log: options.log } : {}),
     ...(options.lookup ? { lookup: options.lookup } : {}),
+    ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
   });
   if (options.start !== false) dispatcher.start();
 

@@ -110,12 +110,14 @@ describe("the dispatcher's state", () => {
     expect(state.freeSlots()).toBe(0);
   });
 
-  it("counts the wait slots in the next claim and in the backpressure bound", () => {
+  it("counts wait slots in the next claim only for stalled endpoints' room", () => {
     const state = running(2, 4, 8);
-    expect(state.freeSlots()).toBe(10);
+    expect(state.freeSlots()).toBe(2);
+    expect(state.freeSlots(3)).toBe(5);
+    expect(state.freeSlots(20)).toBe(10);
     state.launched(row(1, 10), "send");
     state.launched(row(2, 11), "wait");
-    expect(state.freeSlots()).toBe(8);
+    expect(state.freeSlots(20)).toBe(8);
     expect(state.maxUnrecorded()).toBe(12);
     expect(state.violations()).toEqual([]);
   });
@@ -135,8 +137,9 @@ describe("the dispatcher's state", () => {
     const state = running(1, 4, 1);
     const slow = row(1, 10);
     state.launched(slow, "send");
-    expect(state.freeSlots()).toBe(1);
+    expect(state.freeSlots()).toBe(0);
     expect(state.demote(slow.id)).toBe(true);
+    expect(state.freeSlots()).toBe(1);
     expect([state.sending, state.waiting]).toEqual([0, 1]);
     expect(state.violations()).toEqual([]);
     // Already waiting, or no wait slot free: it stays where it is.

@@ -41,6 +41,7 @@ it(
       },
       // As next-retry-at.ts: the earliest next_attempt_at after `now`.
       nextRetryAt: async (now) => (claimed || DUE_AT <= now ? null : DUE_AT),
+      recordCircuit: async () => {},
       record: async (attempts) =>
         attempts.map((a) => ({
           deliveryId: a.deliveryId,

@@ -30,7 +30,7 @@ export interface DeliveryQueue {
   /** Deletes the old secrets whose rotation overlap is over; answers how many. */
   expireSecrets(now: number): Promise<number>;
   /** Stores an endpoint's circuit, as its health shows it. */
-  recordCircuit?(webhookId: number, circuit: Circuit, at: number): Promise<void>;
+  recordCircuit(webhookId: number, circuit: Circuit, at: number): Promise<void>;
 }
 
 export interface QueueHooks {

@@ -87,14 +87,15 @@ export class DispatcherState {
   }
 
   /**
-   * How many rows the next claim may take: the free send and wait slots, bounded by backpressure
-   * (when recording falls behind, a slow database, stop taking work rather than pile up finished
-   * attempts in memory: at most `maxUnrecorded`).
+   * How many rows the next claim may take: the free send slots, plus free wait slots up to
+   * `stalledRoom` (the room of endpoints whose sends go straight to wait slots), bounded by
+   * backpressure (when recording falls behind, a slow database, stop taking work rather than
+   * pile up finished attempts in memory: at most `maxUnrecorded`).
    */
-  freeSlots(): number {
+  freeSlots(stalledRoom = 0): number {
     const { concurrency, waitLimit } = this.limits;
     return Math.min(
-      concurrency - this.sending + (waitLimit - this.waiting),
+      concurrency - this.sending + Math.min(waitLimit - this.waiting, stalledRoom),
       this.maxUnrecorded() - this.unrecorded.size,
     );
   }

@@ -117,7 +117,10 @@ export function circuitTimingFor(
   backoffMaxMs: number,
 ): { cooldownMs: number; maxCooldownMs: number } {
   const cooldownMs = Math.max(1, Math.min(CIRCUIT_DEFAULTS.cooldownMs, backoffBaseMs));
-  const maxCooldownMs = Math.max(cooldownMs, Math.min(CIRCUIT_DEFAULTS.maxCooldownMs, backoffMaxMs));
+  const maxCooldownMs = Math.max(
+    cooldownMs,
+    Math.min(CIRCUIT_DEFAULTS.maxCooldownMs, backoffMaxMs),
+  );
   return { cooldownMs, maxCooldownMs };
 }
 
@@ -281,14 +284,14 @@ export class DeliveryDispatcher implements Dispatcher {
   private async claim(): Promise<number> {
     const state = this.state;
     const now = this.deps.now();
-    const free = state.freeSlots();
+    const changes: CircuitChange[] = [];
+    const { rooms: roomByEndpoint, stalledRoom } = this.circuits.rooms(now, changes);
+    for (const change of changes) this.circuitChanged(change);
+    const free = state.freeSlots(stalledRoom);
     if (free <= 0) {
       state.backlog = true;
       return now;
     }
-    const changes: CircuitChange[] = [];
-    const roomByEndpoint = this.circuits.rooms(now, changes);
-    for (const change of changes) this.circuitChanged(change);
     const rows = await this.deps.queue.claim({
       limit: free,
       leaseMs: this.settings.leaseMs,
@@ -328,12 +331,12 @@ export class DeliveryDispatcher implements Dispatcher {
   }
 
   /**
-   * Sends one claimed delivery. An endpoint known to answer gets a send slot; one not known to
-   * (new to this process, or its last attempt stalled) gets a wait slot, as does a send that is
-   * still out after `slowAfterMs`, so hanging receivers never hold the send slots.
+   * Sends one claimed delivery. A send takes a send slot, and moves to a wait slot if it is still
+   * out after `slowAfterMs`; a send to an endpoint whose last attempt timed out or could not
+   * connect takes a wait slot from the start. So hanging receivers never hold the send slots.
    */
   private launch(row: ClaimedDelivery): void {
-    const preferred: SendPool = this.circuits.isProven(row.webhook_id) ? "send" : "wait";
+    const preferred: SendPool = this.circuits.isStalled(row.webhook_id) ? "wait" : "send";
     const pool = this.state.poolFor(preferred);
     this.state.launched(row, pool);
     this.circuits.launched(row.webhook_id);
@@ -407,7 +410,7 @@ export class DeliveryDispatcher implements Dispatcher {
       );
     const at = this.deps.now();
     this.circuitWrites = this.circuitWrites
-      .then(() => this.deps.queue.recordCircuit?.(webhookId, circuit, at))
+      .then(() => this.deps.queue.recordCircuit(webhookId, circuit, at))
       .catch((error: unknown) =>
         this.deps.log.warn(
           { webhookId, circuit, err: (error as Error).message },

@@ -58,8 +58,6 @@ export interface CircuitChange {
 
 interface EndpointEntry {
   circuit: Circuit;
-  /** Answered since its last stall: its sends may take one of the send slots. */
-  proven: boolean;
   /** Most sends in flight at once while closed: 1 at first, +1 per answer, back to 1 on a stall. */
   window: number;
   inFlight: number;
@@ -98,11 +96,16 @@ export class EndpointCircuits {
   constructor(private readonly settings: CircuitSettings) {}
 
   /**
-   * The room of every endpoint that differs from a new one's, for the claim; also moves open
+   * The room of every endpoint that differs from a new one's, for the claim, and how much of it
+   * belongs to stalled endpoints (`stalledRoom`: their sends take wait slots); also moves open
    * circuits whose cool-down is over to half-open (answered in `changes`).
    */
-  rooms(now: number, changes: CircuitChange[] = []): Map<number, number> {
+  rooms(
+    now: number,
+    changes: CircuitChange[] = [],
+  ): { rooms: Map<number, number>; stalledRoom: number } {
     const rooms = new Map<number, number>();
+    let stalledRoom = 0;
     for (const [webhookId, entry] of this.entries) {
       if (entry.circuit === "open" && now >= entry.openUntil) {
         entry.circuit = "half-open";
@@ -110,8 +113,9 @@ export class EndpointCircuits {
       }
       const room = this.roomOf(entry);
       if (room !== EndpointCircuits.NEW_ENDPOINT_ROOM) rooms.set(webhookId, room);
+      if (entry.stalls > 0) stalledRoom += room;
     }
-    return rooms;
+    return { rooms, stalledRoom };
   }
 
   private roomOf(entry: EndpointEntry): number {
@@ -126,10 +130,9 @@ export class EndpointCircuits {
     }
   }
 
-  /** Answered at least once since its last stall, with a closed circuit. */
-  isProven(webhookId: number): boolean {
-    const entry = this.entries.get(webhookId);
-    return entry !== undefined && entry.proven && entry.circuit === "closed";
+  /** Its last attempt timed out or could not connect (and none answered since). */
+  isStalled(webhookId: number): boolean {
+    return (this.entries.get(webhookId)?.stalls ?? 0) > 0;
   }
 
   circuitOf(webhookId: number): Circuit {
@@ -156,20 +159,23 @@ export class EndpointCircuits {
     const { perEndpointLimit, failureThreshold, cooldownMs, maxCooldownMs } = this.settings;
     if (result === "answered") {
       entry.stalls = 0;
-      entry.proven = true;
       entry.window = Math.min(perEndpointLimit, entry.window + 1);
       const reopened = entry.circuit !== "closed";
       entry.circuit = "closed";
       entry.cooldownMs = cooldownMs;
       if (reopened || !entry.told) {
         entry.told = true;
-        return { webhookId, circuit: "closed", failures: 0, ...(reopened ? {} : { initial: true }) };
+        return {
+          webhookId,
+          circuit: "closed",
+          failures: 0,
+          ...(reopened ? {} : { initial: true }),
+        };
       }
       return undefined;
     }
     if (result === "other") return undefined;
     entry.stalls++;
-    entry.proven = false;
     entry.window = 1;
     if (entry.circuit === "half-open" && wasProbe) {
       entry.cooldownMs = Math.min(maxCooldownMs, entry.cooldownMs * 2);
@@ -225,7 +231,6 @@ export class EndpointCircuits {
     if (!entry) {
       entry = {
         circuit: "closed",
-        proven: false,
         window: EndpointCircuits.NEW_ENDPOINT_ROOM,
         inFlight: 0,
         stalls: 0,
