@@ -30,17 +30,18 @@ describe("endpoint windows and circuit breakers", () => {
     expect(circuits.rooms(0).rooms.get(7)).toBe(2);
   });
 
-  it("puts the window back to one on a time-out and counts the endpoint's room as stalled", () => {
+  it("sends from send slots only once an endpoint answered; a time-out puts its window back to one and counts its room as stalled", () => {
     const circuits = new EndpointCircuits(settings);
+    expect(circuits.isProven(7)).toBe(false); // never answered: its sends take wait slots
     for (let i = 0; i < 5; i++) send(circuits, 7, "answered");
-    expect(circuits.isStalled(7)).toBe(false);
+    expect(circuits.isProven(7)).toBe(true);
     send(circuits, 7, "stalled");
-    expect(circuits.isStalled(7)).toBe(true);
+    expect(circuits.isProven(7)).toBe(false);
     const { rooms, stalledRoom } = circuits.rooms(0);
     expect(rooms.has(7)).toBe(false); // back to a new endpoint's room of one
     expect(stalledRoom).toBe(1);
     send(circuits, 7, "answered");
-    expect(circuits.isStalled(7)).toBe(false);
+    expect(circuits.isProven(7)).toBe(true);
   });
 
   it("tells the first answer once, as closed, so a restarted process corrects the stored circuit", () => {

@@ -331,12 +331,13 @@ export class DeliveryDispatcher implements Dispatcher {
   }
 
   /**
-   * Sends one claimed delivery. A send takes a send slot, and moves to a wait slot if it is still
-   * out after `slowAfterMs`; a send to an endpoint whose last attempt timed out or could not
-   * connect takes a wait slot from the start. So hanging receivers never hold the send slots.
+   * Sends one claimed delivery. A send to an endpoint that has answered (and not stalled since)
+   * takes a send slot, and moves to a wait slot if it is still out after `slowAfterMs`; a send to
+   * any other endpoint (new to this process, or whose last attempt timed out or could not
+   * connect) takes a wait slot from the start. So hanging receivers never hold the send slots.
    */
   private launch(row: ClaimedDelivery): void {
-    const preferred: SendPool = this.circuits.isStalled(row.webhook_id) ? "wait" : "send";
+    const preferred: SendPool = this.circuits.isProven(row.webhook_id) ? "send" : "wait";
     const pool = this.state.poolFor(preferred);
     this.state.launched(row, pool);
     this.circuits.launched(row.webhook_id);

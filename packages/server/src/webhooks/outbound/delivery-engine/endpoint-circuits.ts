@@ -63,6 +63,8 @@ interface EndpointEntry {
   inFlight: number;
   /** Stalled attempts in a row. */
   stalls: number;
+  /** It has answered this process at least once. */
+  answered: boolean;
   /** While open: when the next probe may go. */
   openUntil: number;
   /** The open period now in force (doubles per failed probe). */
@@ -130,9 +132,14 @@ export class EndpointCircuits {
     }
   }
 
-  /** Its last attempt timed out or could not connect (and none answered since). */
-  isStalled(webhookId: number): boolean {
-    return (this.entries.get(webhookId)?.stalls ?? 0) > 0;
+  /**
+   * It answered this process, and no attempt stalled since: its sends take send slots. Any other
+   * endpoint (new to this process, or whose last attempt timed out or could not connect) sends
+   * from wait slots, so receivers that hang cannot hold the send slots even for a moment.
+   */
+  isProven(webhookId: number): boolean {
+    const entry = this.entries.get(webhookId);
+    return entry !== undefined && entry.answered && entry.stalls === 0;
   }
 
   circuitOf(webhookId: number): Circuit {
@@ -159,6 +166,7 @@ export class EndpointCircuits {
     const { perEndpointLimit, failureThreshold, cooldownMs, maxCooldownMs } = this.settings;
     if (result === "answered") {
       entry.stalls = 0;
+      entry.answered = true;
       entry.window = Math.min(perEndpointLimit, entry.window + 1);
       const reopened = entry.circuit !== "closed";
       entry.circuit = "closed";
@@ -234,6 +242,7 @@ export class EndpointCircuits {
         window: EndpointCircuits.NEW_ENDPOINT_ROOM,
         inFlight: 0,
         stalls: 0,
+        answered: false,
         openUntil: 0,
         cooldownMs: this.settings.cooldownMs,
         probing: false,
