@@ -1,4 +1,5 @@
 import { CompiledQuery, type Kysely, type Transaction } from "kysely";
+import { databaseFailureOf, noteRollbackFailure } from "./database-errors.js";
 
 const SAVEPOINT = CompiledQuery.raw("savepoint parley_unit");
 const ROLLBACK_TO = CompiledQuery.raw("rollback to savepoint parley_unit");
@@ -19,8 +20,13 @@ const RELEASE = CompiledQuery.raw("release savepoint parley_unit");
  * - serial: units run one after another, in the order they were queued, and see the writes of the
  *   units before them, as if each had committed alone in that order (ids follow commit order).
  * - if the batch itself cannot commit (COMMIT fails, or an error aborted the whole transaction so
- *   its savepoint is gone), every unit of the batch that ran rejects: none of them committed. Units
- *   that had not started yet are not run in the broken transaction; they wait for the next batch.
+ *   its savepoint is gone), every unit of the batch that ran rejects, with the first error (the
+ *   cause, not the failed ROLLBACK after it): none of them committed. Units that had not started
+ *   yet are not run in the broken transaction; they wait for the next batch.
+ * - bounded: when a unit fails because the database is unavailable (SQLITE_BUSY once busy_timeout
+ *   ran out: another process holds the write lock), the units after it in the batch are not run
+ *   and reject with the same error, instead of each waiting out the time-out in turn. The units
+ *   before it still commit.
  *
  * A unit must not wait for another unit of work (or for the connection) from inside its callback:
  * it would wait for its own batch. That already deadlocks with one SQLite connection.
@@ -63,6 +69,7 @@ export class TransactionBatcher<DB> {
   private async runBatch(): Promise<void> {
     let batch = undefined as Array<Unit<DB>> | undefined;
     let started = 0;
+    let unavailable: unknown = undefined;
     try {
       await this.db.transaction().execute(async (trx) => {
         // Taken once the connection is ours: everything that queued while we waited for it joins.
@@ -74,6 +81,13 @@ export class TransactionBatcher<DB> {
           return;
         }
         for (const unit of batch) {
+          if (unavailable !== undefined) {
+            // The database did not serve the unit before within the bound (a lock held by
+            // another process): the next ones would wait as long again, one after another.
+            unit.failed = true;
+            unit.reject(unavailable);
+            continue;
+          }
           started++;
           await trx.executeQuery(SAVEPOINT);
           try {
@@ -81,8 +95,16 @@ export class TransactionBatcher<DB> {
           } catch (error) {
             unit.failed = true;
             unit.reject(error);
-            // Throws, failing the whole batch, if the error already ended the transaction.
-            await trx.executeQuery(ROLLBACK_TO);
+            if (databaseFailureOf(error) === "unavailable") unavailable = error;
+            try {
+              await trx.executeQuery(ROLLBACK_TO);
+            } catch (rollbackError) {
+              // The error already ended the transaction (a full disk makes SQLite roll back by
+              // itself), so its savepoint is gone: the whole batch fails, with the unit's error,
+              // which says why; "no such savepoint" would not.
+              noteRollbackFailure(error, rollbackError);
+              throw error;
+            }
             await trx.executeQuery(RELEASE);
             continue;
           }
@@ -96,9 +118,10 @@ export class TransactionBatcher<DB> {
         return;
       }
       // Nothing of this batch committed. Units that ran fail (a lone unit with its own error, as
-      // without batching); units that never started go back to the front of the queue.
+      // without batching); units that never started go back to the front of the queue, except
+      // those already failed for an unavailable database.
       for (const unit of batch.slice(0, started)) unit.reject(error);
-      this.queue.unshift(...batch.slice(started));
+      this.queue.unshift(...batch.slice(started).filter((unit) => !unit.failed));
       return;
     }
     for (const unit of batch!) if (!unit.failed) unit.resolve(unit.result);

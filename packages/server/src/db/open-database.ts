@@ -3,7 +3,10 @@ import path from "node:path";
 import SQLite from "better-sqlite3";
 import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
 import pg from "pg";
+import { markStorageFull } from "./database-errors.js";
 import type { DialectName } from "./dialect.js";
+import { freeSpaceFor, LOW_FREE_SPACE_BYTES } from "./free-space.js";
+import { GuardedDialect } from "./guarded-dialect.js";
 import type { Database } from "./schema.js";
 
 /**
@@ -30,6 +33,13 @@ export interface OpenDatabaseOptions {
   /** PostgreSQL schema to use (tests isolate themselves in a schema of their own). */
   pgSchema?: string;
   poolSize?: number;
+  /**
+   * The longest a query waits for the database (PARLEY_DATABASE_TIMEOUT_MS): for a connection from
+   * the pool, for a lock, for the answer of a server that does not answer. Past it the query fails
+   * with an error that database-errors.ts calls "unavailable". Unset: SQLite waits 5 s for a lock,
+   * PostgreSQL waits as long as it takes (migrations, the CLI, benchmarks).
+   */
+  timeoutMs?: number | undefined;
 }
 
 // BIGINT (int8) columns hold epoch milliseconds and ids: well inside Number's exact range.
@@ -101,21 +111,76 @@ export function pgPoolOf(db: Kysely<Database>): pg.Pool | undefined {
   return pools.get(db);
 }
 
+/**
+ * The pg client of Parley's pools. node-postgres answers a query that outlives `query_timeout` with
+ * an error but leaves the statement running on the connection, still in whatever transaction it
+ * was in: the next user of that connection would queue behind it, and when a frozen server woke
+ * up, the statement (and any transaction the pool handed on) could still commit. A query that
+ * times out therefore closes its connection at once (the server rolls back what was open, and the
+ * pool drops the client when it is released), and so does a ROLLBACK that fails, after which the
+ * transaction's state is unknown. Statements still queued on the client fail at once.
+ */
+class BoundedClient extends pg.Client {
+  // Every form of query() (promise, callback, submittable) passes through.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  override query(...args: any[]): any {
+    const text: unknown = typeof args[0] === "string" ? args[0] : args[0]?.text;
+    const onError = (error: unknown) => {
+      const timedOut = (error as Error | undefined)?.message === "Query read timeout";
+      const failedRollback = typeof text === "string" && /^\s*rollback\s*;?\s*$/i.test(text);
+      if (timedOut || failedRollback) this.end().catch(() => undefined);
+    };
+    const last = args.length - 1;
+    if (typeof args[last] === "function") {
+      const callback = args[last] as (error: unknown, result: unknown) => void;
+      args[last] = (error: unknown, result: unknown) => {
+        if (error) onError(error);
+        callback(error, result);
+      };
+    }
+    const result = Reflect.apply(super.query, this, args) as unknown;
+    if (result instanceof Promise) result.catch(onError);
+    return result;
+  }
+}
+
+/**
+ * node-postgres settings that bound every wait for PostgreSQL by `timeoutMs`. The server gives up
+ * a lock wait (at 8/10 of it) and then any statement (at 9/10) before the client stops waiting, so
+ * a lock held elsewhere or a slow statement fails with PostgreSQL's own error (55P03, 57014), on a
+ * connection that stays usable and with nothing left running; only a server that does not answer
+ * at all meets the client's time-out, which closes the connection (BoundedClient).
+ */
+function pgTimeouts(timeoutMs: number): pg.PoolConfig {
+  return {
+    // Waiting for a pooled connection, or for a new one to be established.
+    connectionTimeoutMillis: timeoutMs,
+    // No answer from the server (frozen, or a network that drops packets).
+    query_timeout: timeoutMs,
+    lock_timeout: Math.max(1, Math.floor(timeoutMs * 0.8)),
+    statement_timeout: Math.max(1, Math.floor(timeoutMs * 0.9)),
+  };
+}
+
 export function openDatabase(options: OpenDatabaseOptions): DatabaseConnection {
+  const timeoutMs = options.timeoutMs;
   if (options.databaseUrl) {
     const pgConfig: pg.PoolConfig = {
       connectionString: options.databaseUrl,
       max: options.poolSize ?? 10,
       types: pgTypes as pg.CustomTypesConfig,
       ...(options.pgSchema ? { options: `-c search_path=${options.pgSchema}` } : {}),
+      ...(timeoutMs === undefined ? {} : pgTimeouts(timeoutMs)),
     };
-    const pool = new pg.Pool(pgConfig);
+    const pool = new pg.Pool({ ...pgConfig, Client: BoundedClient });
     // An idle client that loses its connection (database restart) must not crash the process.
     pool.on("error", () => {});
     // Nor one that is checked out (inside a transaction, between two statements): pg emits
     // 'error' on it with no listener attached. Its query fails, and the pool drops it on release.
     pool.on("connect", (client) => client.on("error", () => {}));
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const db = new Kysely<Database>({
+      dialect: new GuardedDialect(new PostgresDialect({ pool })),
+    });
     pools.set(db, pool);
     return {
       db,
@@ -133,9 +198,10 @@ export function openDatabase(options: OpenDatabaseOptions): DatabaseConnection {
   if (file !== ":memory:") createPrivateFile(file);
   const sqlite = new SQLite(file);
   // WAL lets readers run beside the writer; busy_timeout makes a second process wait instead of
-  // failing; synchronous=NORMAL is durable across process crashes in WAL mode.
+  // failing (SQLITE_BUSY after it: "unavailable"); synchronous=NORMAL is durable across process
+  // crashes in WAL mode.
   sqlite.pragma("journal_mode = WAL");
-  sqlite.pragma("busy_timeout = 5000");
+  sqlite.pragma(`busy_timeout = ${timeoutMs ?? 5000}`);
   sqlite.pragma("synchronous = NORMAL");
   sqlite.pragma("foreign_keys = ON");
   // Concurrent posts share a transaction with a savepoint each (db/batched-transactions.ts). A
@@ -145,7 +211,17 @@ export function openDatabase(options: OpenDatabaseOptions): DatabaseConnection {
   // commits and holds at most the pages the batch touches.
   sqlite.pragma("temp_store = MEMORY");
   const db = new Kysely<Database>({
-    dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
+    dialect: new GuardedDialect(
+      new SqliteDialect({ database: withStatementCache(sqlite) }),
+      (error) => {
+        // SQLite reports ENOSPC as SQLITE_FULL on most writes, but as an I/O error on some (growing
+        // the shared-memory index, syncing): with the disk out of space, that is what it was.
+        const code = (error as { code?: unknown } | undefined)?.code;
+        if (typeof code !== "string" || !code.startsWith("SQLITE_IOERR")) return;
+        const free = freeSpaceFor(file);
+        if (free !== undefined && free < LOW_FREE_SPACE_BYTES) markStorageFull(error);
+      },
+    ),
   });
   return {
     db,

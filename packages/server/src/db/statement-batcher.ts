@@ -1,4 +1,5 @@
 import type pg from "pg";
+import { databaseFailureOf } from "./database-errors.js";
 
 /** One statement as PostgreSQL gets it: a named prepared statement (fixed text), fresh values. */
 export interface NamedStatement {
@@ -40,7 +41,10 @@ export interface CombinedForm {
  * its error, and the others of the batch, none of which committed, are queued again to run in the
  * next batch, so one unit's failure is never another's. When a combined statement fails, it
  * cannot say whose fault it was: nothing of the batch committed, and its units are queued again
- * to run each as its own statement, so each gets its own answer.
+ * to run each as its own statement, so each gets its own answer. Except when the database is
+ * unavailable (database-errors.ts: a lock wait or an answer that ran out of time, a lost
+ * connection): then every unit of the batch fails with that error, instead of each waiting out
+ * the time-out in turn.
  *
  * Guarantees, per unit: it commits or not at all; its promise resolves after the COMMIT that
  * made it durable returned (with its result rows: for a combined unit, its one row), or rejects
@@ -119,19 +123,25 @@ export class StatementBatcher {
         try {
           result = await client.query(step.statement);
         } catch (error) {
-          if (step.combined) {
-            // Whose fault is unknown: each of its units runs again as its own statement.
-            for (const unit of step.units) unit.combined = undefined;
-          } else {
-            // A lone statement: it fails, and the others (none committed) run again.
-            step.units[0]!.reject(error);
-          }
           if (!single) {
             try {
               await client.query("rollback");
             } catch (rollbackError) {
               broken = rollbackError;
             }
+          }
+          if (databaseFailureOf(error) === "unavailable") {
+            // A lock held elsewhere past lock_timeout, a server that stopped answering: the others
+            // (none committed) would wait as long again, one after another. They fail with it.
+            for (const unit of batch) unit.reject(error);
+            return;
+          }
+          if (step.combined) {
+            // Whose fault is unknown: each of its units runs again as its own statement.
+            for (const unit of step.units) unit.combined = undefined;
+          } else {
+            // A lone statement: it fails, and the others (none committed) run again.
+            step.units[0]!.reject(error);
           }
           this.queue.unshift(...batch.filter((unit) => step.combined || unit !== step.units[0]));
           return;

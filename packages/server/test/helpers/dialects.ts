@@ -13,7 +13,14 @@ export { TEST_DATABASE_URL };
  */
 export interface TestDialect {
   readonly name: "sqlite" | "postgres";
-  open(options?: { sqlitePath?: string }): Promise<TestDatabase>;
+  open(options?: OpenOptions): Promise<TestDatabase>;
+}
+
+export interface OpenOptions {
+  /** SQLite: a file instead of memory. */
+  sqlitePath?: string;
+  /** The database time-out (PARLEY_DATABASE_TIMEOUT_MS); unset, none, as for the CLI. */
+  timeoutMs?: number;
 }
 
 export interface TestDatabase {
@@ -26,7 +33,10 @@ export interface TestDatabase {
 export const SQLITE: TestDialect = {
   name: "sqlite",
   async open(options = {}) {
-    const database = openDatabase({ sqlitePath: options.sqlitePath ?? ":memory:" });
+    const database = openDatabase({
+      sqlitePath: options.sqlitePath ?? ":memory:",
+      timeoutMs: options.timeoutMs,
+    });
     return { database, env: {}, cleanup: () => database.close() };
   },
 };
@@ -38,7 +48,7 @@ function schemaName(): string {
 
 export const POSTGRES: TestDialect = {
   name: "postgres",
-  async open() {
+  async open(options = {}) {
     const url = TEST_DATABASE_URL;
     if (url === undefined) throw new Error("PARLEY_TEST_DATABASE_URL is not set");
     const schema = schemaName();
@@ -46,7 +56,12 @@ export const POSTGRES: TestDialect = {
     await admin.connect();
     await admin.query(`CREATE SCHEMA ${schema}`);
     await admin.end();
-    const database = openDatabase({ databaseUrl: url, pgSchema: schema, poolSize: 5 });
+    const database = openDatabase({
+      databaseUrl: url,
+      pgSchema: schema,
+      poolSize: 5,
+      timeoutMs: options.timeoutMs,
+    });
     const withSchema = new URL(url);
     withSchema.searchParams.set("options", `-c search_path=${schema}`);
     return {
