@@ -61,7 +61,9 @@ export const ERROR_CATALOGUE = {
   // 5xx
   internal_error: { status: 500, title: "Internal server error" },
   antivirus_unavailable: { status: 503, title: "The antivirus scanner is unavailable" },
+  database_unavailable: { status: 503, title: "The database is busy or unavailable; retry later" },
   service_unavailable: { status: 503, title: "The service is not ready" },
+  insufficient_storage: { status: 507, title: "The disk holding the database is full" },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
+import { rollbackFailureOf } from "../db/database-errors.js";
 import { AppError } from "../errors/app-error.js";
 import { toProblem } from "../errors/problem-details.js";
 import { toAppError } from "./to-app-error.js";
@@ -9,6 +10,25 @@ function sendProblem(reply: FastifyReply, appError: AppError): FastifyReply {
   return reply.code(appError.status).type("application/problem+json").send(toProblem(appError));
 }
 
+/**
+ * Logs a failure that was not the client's doing: an internal error, and any 5xx mapped from
+ * another error (a database that is unavailable or full), with that error, the real cause, as
+ * `err`, and the ROLLBACK that failed after it, if one did, as `rollbackErr`. A 5xx thrown on
+ * purpose as an AppError (a readiness answer) is not logged here.
+ */
+export function logServerFault(
+  error: FastifyError | Error,
+  appError: AppError,
+  request: FastifyRequest,
+): void {
+  if (appError.code !== "internal_error" && (appError.status < 500 || appError === error)) return;
+  const rollbackErr = rollbackFailureOf(error);
+  const fields =
+    rollbackErr === undefined ? { err: error } : { err: error, rollbackErr: String(rollbackErr) };
+  if (appError.code === "database_unavailable") request.log.warn(fields, "request failed");
+  else request.log.error(fields, "request failed");
+}
+
 /** Maps an error with toAppError(), logs it when it was not the client's doing, answers it. */
 export function answerError(
   error: FastifyError | Error,
@@ -16,7 +36,7 @@ export function answerError(
   reply: FastifyReply,
 ) {
   const appError = toAppError(error);
-  if (appError.code === "internal_error") request.log.error({ err: error }, "request failed");
+  logServerFault(error, appError, request);
   return sendProblem(reply, appError);
 }
 

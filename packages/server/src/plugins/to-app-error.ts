@@ -1,5 +1,9 @@
 import type { FastifyError } from "fastify";
+import { databaseFailureOf } from "../db/database-errors.js";
 import { AppError } from "../errors/app-error.js";
+
+/** Seconds a client is asked to wait (Retry-After) before sending again to a busy database. */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
 
 interface AjvError {
   keyword: string;
@@ -39,8 +43,9 @@ function validationAppError(error: SchemaFailure): AppError {
 /**
  * The one mapping from whatever a request failed with to an error code: Parley's own AppErrors as
  * they are, schema failures, and the errors Fastify and its plugins raise, each by its code. A 4xx
- * nobody listed keeps its status as `bad_request` (never a guess such as validation_failed);
- * anything else is an `internal_error`, which the caller logs.
+ * nobody listed keeps its status as `bad_request` (never a guess such as validation_failed); a
+ * database that is unavailable or out of space answers `database_unavailable` (503, Retry-After)
+ * or `insufficient_storage` (507); anything else is an `internal_error`. The caller logs 5xx.
  */
 export function toAppError(error: FastifyError | Error): AppError {
   if (error instanceof AppError) return error;
@@ -82,5 +87,19 @@ export function toAppError(error: FastifyError | Error): AppError {
   }
   if (status >= 400 && status < 500)
     return new AppError("bad_request", error.message, {}, {}, status);
+  switch (databaseFailureOf(error)) {
+    case "unavailable":
+      return new AppError(
+        "database_unavailable",
+        `the database did not answer in time; retry in ${DATABASE_RETRY_AFTER_SECONDS} seconds`,
+        {},
+        { "Retry-After": String(DATABASE_RETRY_AFTER_SECONDS) },
+      );
+    case "storage_full":
+      return new AppError(
+        "insufficient_storage",
+        "the disk holding the database is full; the request was not stored",
+      );
+  }
   return new AppError("internal_error", "something went wrong; the error was logged");
 }

@@ -11,6 +11,7 @@ import type { AppContext } from "../../app-context.js";
 import { validateMessageBody } from "../../chat/content-rules.js";
 import { AppError } from "../../errors/app-error.js";
 import { problemSchema } from "../../http/schemas.js";
+import { logServerFault } from "../../plugins/problem-details.js";
 import { toAppError } from "../../plugins/to-app-error.js";
 import { ingestMessage, resolveIngestTarget } from "./ingest.js";
 import { createIngestRateLimiter } from "./ingest-rate-limit.js";
@@ -99,6 +100,8 @@ const errorAnswers = {
   415: problemSchema,
   422: problemSchema,
   429: problemSchema,
+  503: problemSchema,
+  507: problemSchema,
 } as const;
 
 const slackTextAnswer = {
@@ -181,8 +184,11 @@ export const ingestRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
     // Slack tools look for status 200 and the body "ok"; failures answer as Slack does, in plain text.
     slack.setErrorHandler(async (error: FastifyError | SlackPayloadError, request, reply) => {
       const known = error instanceof SlackPayloadError ? error : toAppError(error);
-      if (known instanceof AppError && known.code === "internal_error")
-        request.log.error({ err: error }, "request failed");
+      if (known instanceof AppError) {
+        logServerFault(error, known, request);
+        // Retry-After on a 503 database_unavailable, as on the native form.
+        for (const [name, value] of Object.entries(known.headers)) reply.header(name, value);
+      }
       const { status, code } = slackAnswer(known);
       return sendSlackText(reply, status, code);
     });
@@ -198,7 +204,7 @@ export const ingestRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
           tags,
           summary: "Post a Slack incoming-webhook payload (JSON, or form-encoded payload=...)",
           description:
-            "Answers like Slack: 200 `ok`, or a status with a bare code in text/plain: 400 invalid_payload, no_text, too_many_attachments, body_too_large; 404 no_service (unknown or disabled token); 415 unsupported_media_type; 422 dlp_blocked; 429 rate_limited.",
+            "Answers like Slack: 200 `ok`, or a status with a bare code in text/plain: 400 invalid_payload, no_text, too_many_attachments, body_too_large; 404 no_service (unknown or disabled token); 415 unsupported_media_type; 422 dlp_blocked; 429 rate_limited; 503 database_unavailable (with Retry-After); 507 insufficient_storage.",
           params: IngestTokenParamsSchema,
           body: SlackIngestParamsSchema,
           response: {
@@ -208,6 +214,8 @@ export const ingestRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
             415: slackText("unsupported_media_type"),
             422: slackText("dlp_blocked"),
             429: slackText("rate_limited"),
+            503: slackText("database_unavailable: retry after the Retry-After delay"),
+            507: slackText("insufficient_storage: the disk holding the database is full"),
           },
         },
       },
