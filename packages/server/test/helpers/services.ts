@@ -38,7 +38,7 @@ export function findPgBin(): string | undefined {
   );
 }
 
-export type ServiceTag = "postgres" | "redis" | "chromium" | "postgres-binaries";
+export type ServiceTag = "postgres" | "redis" | "chromium" | "postgres-binaries" | "root";
 
 export interface TestService {
   /** The vitest tag of the tests that need it. */
@@ -128,5 +128,20 @@ export const TEST_SERVICES: readonly TestService[] = [
         ? undefined
         : "initdb and pg_ctl not found in $PG_BIN or /usr/lib/postgresql/*/bin (apt-get install postgresql)",
     unreachable: answers,
+  },
+  {
+    tag: "root",
+    description: "root, to mount a small tmpfs the full-disk test fills (CI runs as root)",
+    missing: () => (process.getuid?.() === 0 ? undefined : "the tests do not run as root (uid 0)"),
+    async unreachable() {
+      const { mountTmpfs } = await import("./tmpfs.js");
+      try {
+        const mounted = await mountTmpfs(1);
+        await mounted.unmount();
+        return undefined;
+      } catch (error) {
+        return `cannot mount a tmpfs: ${(error as Error).message}`;
+      }
+    },
   },
 ];
