@@ -42,13 +42,24 @@ export async function createAppContext(
   config: Config,
   options: CreateAppContextOptions = {},
 ): Promise<AppContext> {
-  const connection =
-    options.database ??
-    openDatabase({
+  let connection = options.database;
+  if (connection) {
+    await migrate(connection.db);
+  } else {
+    const location = {
       databaseUrl: config.databaseUrl,
       sqlitePath: path.join(config.dataDir, "parley.db"),
-    });
-  await migrate(connection.db);
+    };
+    // Migrations run on a connection of their own, without the requests' time-out: building an
+    // index on a large table may take longer, and must not fail the start for it.
+    const migrating = openDatabase(location);
+    try {
+      await migrate(migrating.db);
+    } finally {
+      await migrating.close();
+    }
+    connection = openDatabase({ ...location, timeoutMs: config.databaseTimeoutMs });
+  }
   const keys = await loadServerKeys(config, connection);
   const now = options.now ?? Date.now;
   const instanceId = `${process.pid}-${crypto.randomBytes(4).toString("hex")}`;

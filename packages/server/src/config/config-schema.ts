@@ -43,6 +43,14 @@ export const SETTINGS = {
     kind: "url",
     description: "postgres://... selects PostgreSQL instead of the embedded SQLite database.",
   },
+  databaseTimeoutMs: {
+    env: "PARLEY_DATABASE_TIMEOUT_MS",
+    flag: "--database-timeout-ms",
+    kind: "int",
+    default: "2000",
+    description:
+      "Longest a request waits for the database: for a connection, for a lock another connection holds, for the answer of a server that does not answer. Past it the request answers 503 database_unavailable with Retry-After. PostgreSQL also stops any one statement at nine tenths of it.",
+  },
   redisUrl: {
     env: "REDIS_URL",
     flag: "--redis-url",

@@ -16,6 +16,7 @@ export interface Config {
   host: string;
   dataDir: string;
   databaseUrl: string | undefined;
+  databaseTimeoutMs: number;
   redisUrl: string | undefined;
   redisKeyPrefix: string;
   publicBaseUrl: string | undefined;

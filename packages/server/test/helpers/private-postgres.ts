@@ -7,6 +7,7 @@
  *   const pg = await startPrivatePostgres();   // throws if the binaries are missing
  *   pg.url                                     // postgres://postgres@127.0.0.1:PORT/postgres
  *   await pg.restart();                        // pg_ctl restart -m fast
+ *   pg.freeze(); pg.thaw();                    // SIGSTOP / SIGCONT every process of the server
  *   await pg.stop();                           // and removes the data dir
  */
 import { execFile } from "node:child_process";
@@ -23,6 +24,13 @@ export interface PrivatePostgres {
   readonly url: string;
   readonly port: number;
   restart(): Promise<void>;
+  /**
+   * Stops every process of the server (SIGSTOP): the postmaster and its backends. Connections stay
+   * open and new ones are accepted by the kernel, but nothing answers: a hung host or disk.
+   */
+  freeze(): void;
+  /** Lets a frozen server go on (SIGCONT). stop() thaws a frozen server first. */
+  thaw(): void;
   stop(): Promise<void>;
 }
 
@@ -37,6 +45,25 @@ function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
+}
+
+/** `root` and its descendants, parents first (from /proc: Linux). */
+function processTree(root: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
+      // pid (comm) state ppid ...: comm may hold spaces and parentheses.
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const tree = [root];
+  for (let i = 0; i < tree.length; i++) tree.push(...(children.get(tree[i]!) ?? []));
+  return tree;
 }
 
 export async function startPrivatePostgres(): Promise<PrivatePostgres> {
@@ -67,11 +94,25 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   }
 
   let stopped = false;
+  const postmasterPid = () =>
+    Number(fs.readFileSync(path.join(data, "postmaster.pid"), "utf8").split("\n")[0]);
+  let frozen: number[] = [];
+  const thaw = () => {
+    for (const pid of frozen) {
+      try {
+        process.kill(pid, "SIGCONT");
+      } catch {
+        // gone
+      }
+    }
+    frozen = [];
+  };
   const cleanup = () => {
+    thaw();
     if (stopped) return;
     // Last resort at exit (a test that failed before stop()): synchronous and best effort.
     try {
-      const pid = Number(fs.readFileSync(path.join(data, "postmaster.pid"), "utf8").split("\n")[0]);
+      const pid = postmasterPid();
       if (pid > 0) process.kill(pid, "SIGQUIT");
     } catch {
       // already gone
@@ -86,7 +127,19 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
       // pg_ctl restart reuses the options the server was started with (postmaster.opts).
       await pgCtl(["-m", "fast", "restart"]);
     },
+    freeze() {
+      // The postmaster first, so that it forks no backend after its children are listed.
+      const postmaster = postmasterPid();
+      process.kill(postmaster, "SIGSTOP");
+      frozen.push(postmaster);
+      for (const pid of processTree(postmaster).slice(1)) {
+        process.kill(pid, "SIGSTOP");
+        frozen.push(pid);
+      }
+    },
+    thaw,
     async stop() {
+      thaw();
       if (stopped) return;
       stopped = true;
       process.removeListener("exit", cleanup);
