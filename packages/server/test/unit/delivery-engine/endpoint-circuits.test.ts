@@ -117,9 +117,13 @@ describe("endpoint windows and circuit breakers", () => {
 
   it("reports an endpoint with sends out and a full window, but not an open one waiting for its probe", () => {
     const circuits = new EndpointCircuits(settings);
+    expect(circuits.isFull(7)).toBe(false);
     circuits.launched(7);
-    expect(circuits.anyWindowFull()).toBe(true);
+    expect(circuits.isFull(7)).toBe(true);
     circuits.ended(7, "answered", 0);
-    expect(circuits.anyWindowFull()).toBe(false);
+    expect(circuits.isFull(7)).toBe(false);
+    for (let i = 0; i < 3; i++) send(circuits, 8, "stalled");
+    circuits.launched(8); // a send from before it opened, still out
+    expect(circuits.isFull(8)).toBe(false);
   });
 });

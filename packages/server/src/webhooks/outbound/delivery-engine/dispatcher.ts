@@ -304,11 +304,12 @@ export class DeliveryDispatcher implements Dispatcher {
     // A row not yet recorded here is one whose lease ran out while its result waited to be
     // recorded (database down): the claim renewed our lease; it must not be sent twice.
     for (const row of rows) if (state.mayLaunch(row)) this.launch(row);
-    // Rows taken may mean more are due (or were locked by another worker a moment ago), and an
-    // endpoint whose window is full may have more waiting: claim again when a send finishes. Only
-    // an empty claim with every window open means this worker has caught up. An open circuit's
-    // deliveries wait for its probe time.
-    state.backlog = rows.length > 0 || this.circuits.anyWindowFull();
+    // Rows taken may mean more are due (or were locked by another worker a moment ago): claim
+    // again when a send finishes. An endpoint whose window is full may have more waiting: its own
+    // sends' ends wake the dispatcher (see launch), so a receiver that hangs for the whole
+    // time-out does not make every other answer run a claim. An open circuit's deliveries wait
+    // for its probe time.
+    state.backlog = rows.length > 0;
     const probeAt = this.circuits.nextProbeAt();
     if (probeAt !== null) this.armRetryTimer(probeAt);
     this.checked("claim");
@@ -350,6 +351,7 @@ export class DeliveryDispatcher implements Dispatcher {
         this.deps.metrics.attempt(outcome);
         clearTimeout(this.inFlight.get(row.id)?.slow);
         this.inFlight.delete(row.id);
+        const wasFull = this.circuits.isFull(row.webhook_id);
         const change = this.circuits.ended(
           row.webhook_id,
           sent ? sendResultOf(outcomeKind(outcome)) : "other",
@@ -368,9 +370,9 @@ export class DeliveryDispatcher implements Dispatcher {
         });
         this.checked("answer");
         this.scheduleFlush();
-        // A rate-capped endpoint's next slot is free now: claim, even if the last claim found
-        // nothing (its rows were waiting for later slots then).
-        if (this.state.backlog || row.send_at !== null) this.wake();
+        // A rate-capped endpoint's next slot is free now, or a full window has room again: claim,
+        // even if the last claim found nothing (its rows were waiting for this then).
+        if (this.state.backlog || row.send_at !== null || wasFull) this.wake();
       });
   }
 

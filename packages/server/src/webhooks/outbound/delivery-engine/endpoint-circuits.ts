@@ -197,13 +197,17 @@ export class EndpointCircuits {
   }
 
   /**
-   * Some endpoint has sends out and no room for more (its window is full, or its probe is out):
-   * it may have more due, to claim when a send ends.
+   * The endpoint has sends out and no room for more (its window is full, or its probe is out): it
+   * may have more due, to claim when one of its sends ends.
    */
-  anyWindowFull(): boolean {
-    for (const entry of this.entries.values())
-      if (entry.inFlight > 0 && entry.circuit !== "open" && this.roomOf(entry) === 0) return true;
-    return false;
+  isFull(webhookId: number): boolean {
+    const entry = this.entries.get(webhookId);
+    return (
+      entry !== undefined &&
+      entry.inFlight > 0 &&
+      entry.circuit !== "open" &&
+      this.roomOf(entry) === 0
+    );
   }
 
   /** The earliest time an open circuit may send its probe; null when none is open. */
