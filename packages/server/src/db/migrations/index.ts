@@ -9,6 +9,7 @@ import { operatingEndpoints } from "./007-operating-endpoints.js";
 import { idsNeverReused } from "./008-ids-never-reused.js";
 import { dueIndexesPartial } from "./009-due-indexes-partial.js";
 import { endpointCircuit } from "./010-endpoint-circuit.js";
+import { deliveryLeaseIndex } from "./011-delivery-lease-index.js";
 
 /** Every migration, in order. Names sort; never rename or edit one that has shipped. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -22,4 +23,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "008-ids-never-reused": idsNeverReused,
   "009-due-indexes-partial": dueIndexesPartial,
   "010-endpoint-circuit": endpointCircuit,
+  "011-delivery-lease-index": deliveryLeaseIndex,
 };
