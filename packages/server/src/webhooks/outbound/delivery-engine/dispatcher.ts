@@ -6,6 +6,7 @@ import type { DeliveriesListener } from "./deliveries-listener.js";
 import type { DeliveryLog } from "./delivery-log.js";
 import type { DeliveryMetrics, SendsSnapshot } from "./delivery-metrics.js";
 import type { DeliveryQueue } from "./delivery-queue.js";
+import { watchLeases, type LeaseWatch } from "./lease-watch.js";
 import {
   DispatcherInvariantError,
   DispatcherState,
@@ -133,10 +134,12 @@ const RECORD_BATCH = 100;
  * attempt with its state transition.
  *
  * It claims when woken: by a local commit that queued deliveries, by a NOTIFY from another process
- * (PostgreSQL), by the retry timer (set to the earliest next attempt it knows of), by the sweep
- * (every `sweepIntervalMs`: never-attempted rows, due retries, expired leases), and when a send
- * slot frees up while due rows were left behind. A database error never ends the loop: it is
- * logged and the pass is retried with back-off, so a database restart heals by itself.
+ * (PostgreSQL), by the retry timer (set to the earliest next attempt or lease end it knows of,
+ * any process's: a crashed process's deliveries are claimed again when their lease runs out; the
+ * lease watch, lease-watch.ts, sees other processes' leases in time), by the sweep (every
+ * `sweepIntervalMs`: a safety net), and when a send slot frees up while due rows were left
+ * behind. A database error never ends the loop: it is logged and the pass is retried with
+ * back-off, so a database restart heals by itself.
  *
  * Its state, and the invariants between the fields, are in DispatcherState.
  */
@@ -155,6 +158,7 @@ export class DeliveryDispatcher implements Dispatcher {
   private retryTimer: { at: number; handle: NodeJS.Timeout } | undefined;
   private errorTimer: NodeJS.Timeout | undefined;
   private sweepTimer: NodeJS.Timeout | undefined;
+  private leaseWatch: LeaseWatch | undefined;
   private unsubscribe: (() => void) | undefined;
   private listener: DeliveriesListener | undefined;
   private stopped: Promise<void> | undefined;
@@ -200,6 +204,13 @@ export class DeliveryDispatcher implements Dispatcher {
       onListening: () => this.wake(true),
     });
     this.sweepTimer = setInterval(() => this.wake(true), this.settings.sweepIntervalMs);
+    this.leaseWatch = watchLeases({
+      leaseMs: this.settings.leaseMs,
+      sweepIntervalMs: this.settings.sweepIntervalMs,
+      nextDueAt: (now) => this.deps.queue.nextRetryAt(now),
+      now: () => this.deps.now(),
+      onDue: (at) => this.armRetryTimer(at),
+    });
     this.wake(true);
   }
 
@@ -225,6 +236,7 @@ export class DeliveryDispatcher implements Dispatcher {
       this.state.lifecycle = "stopping";
       this.unsubscribe?.();
       clearInterval(this.sweepTimer);
+      await this.leaseWatch?.stop();
       clearTimeout(this.errorTimer);
       if (this.retryTimer) clearTimeout(this.retryTimer.handle);
       await this.listener?.close();
