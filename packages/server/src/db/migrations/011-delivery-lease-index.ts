@@ -2,7 +2,7 @@ import { sql, type Kysely, type Migration } from "kysely";
 
 /**
  * The deliveries under a lease, by the lease's end: how the dispatcher finds when the earliest
- * lease runs out (next-retry-at.ts), to claim a crashed process's deliveries again at that moment
+ * lease runs out (next-due-time.ts), to claim a crashed process's deliveries again at that moment
  * rather than at the next sweep. Partial: only a claim sets `locked_until` and the recording of
  * the attempt clears it, so the index holds the deliveries being sent (plus those a crashed
  * process left, until they are claimed again), not the table.

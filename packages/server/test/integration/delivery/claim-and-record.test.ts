@@ -2,7 +2,7 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, beforeEach, expect, it, onTestFinished } from "vitest";
 import { claimDeliveries } from "../../../src/webhooks/outbound/delivery-engine/claim-deliveries.js";
 import { recordAttempts } from "../../../src/webhooks/outbound/delivery-engine/record-attempts.js";
-import { DEFAULT_RETRY_POLICY } from "../../../src/webhooks/outbound/delivery-engine/retry-schedule.js";
+import { DEFAULT_RETRY_POLICY } from "../../../src/webhooks/outbound/delivery-engine/backoff-schedule.js";
 import type { AttemptOutcome } from "../../../src/webhooks/outbound/transport/webhook-sender.js";
 import { describeEachDialect } from "../../helpers/dialects.js";
 import { latch } from "../../helpers/latch.js";

@@ -93,9 +93,9 @@ function watch(queue: DeliveryQueue): WatchedQueue {
     record: (attempts, options) => queue.record(attempts, options),
     expireSecrets: (now) => queue.expireSecrets(now),
     recordCircuit: (webhookId, circuit, at) => queue.recordCircuit(webhookId, circuit, at),
-    async nextRetryAt(now) {
+    async nextDueTime(now) {
       try {
-        return await queue.nextRetryAt(now);
+        return await queue.nextDueTime(now);
       } finally {
         sweeps.bump();
       }

@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import { expect, it, onTestFinished } from "vitest";
 import { claimDeliveries } from "../../../src/webhooks/outbound/delivery-engine/claim-deliveries.js";
-import { nextRetryAt } from "../../../src/webhooks/outbound/delivery-engine/next-retry-at.js";
+import { nextDueTime } from "../../../src/webhooks/outbound/delivery-engine/next-due-time.js";
 import { describeEachDialect } from "../../helpers/dialects.js";
 import { startReceiver, type Receiver } from "../../helpers/receiver.js";
 import { waitFor } from "../../helpers/wait-for.js";
@@ -52,8 +52,8 @@ describeEachDialect("lease expiry on $name", (dialect) => {
     await leaseElsewhere(d, over!.id, now - 1);
 
     // The claim takes a row once `locked_until < now`: the lease's end plus one millisecond.
-    expect(await nextRetryAt(d.t.ctx.db, now)).toBe(now + 5_001);
-    expect(await nextRetryAt(d.t.ctx.db, now + 5_000)).toBe(now + 5_001);
+    expect(await nextDueTime(d.t.ctx.db, now)).toBe(now + 5_001);
+    expect(await nextDueTime(d.t.ctx.db, now + 5_000)).toBe(now + 5_001);
     const claim = (at: number) =>
       claimDeliveries(d.t.ctx.db, {
         limit: 10,
@@ -65,7 +65,7 @@ describeEachDialect("lease expiry on $name", (dialect) => {
     expect((await claim(now + 5_000)).map((row) => row.id)).toEqual([over!.id]);
     expect((await claim(now + 5_001)).map((row) => row.id)).toEqual([leased!.id]);
     // Both now leased to "me" until a minute later; the retry comes first.
-    expect(await nextRetryAt(d.t.ctx.db, now + 5_001)).toBe(now + 20_000);
+    expect(await nextDueTime(d.t.ctx.db, now + 5_001)).toBe(now + 20_000);
   });
 
   it("claims a delivery leased by a process that died when the lease runs out, not at the sweep", async () => {

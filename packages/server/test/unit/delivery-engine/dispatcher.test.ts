@@ -39,8 +39,8 @@ it(
         claimed = true;
         return [row];
       },
-      // As next-retry-at.ts: the earliest next_attempt_at after `now`.
-      nextRetryAt: async (now) => (claimed || DUE_AT <= now ? null : DUE_AT),
+      // As next-due-time.ts: the earliest next_attempt_at after `now`.
+      nextDueTime: async (now) => (claimed || DUE_AT <= now ? null : DUE_AT),
       recordCircuit: async () => {},
       record: async (attempts) =>
         attempts.map((a) => ({

@@ -4,7 +4,7 @@ import type { Outbox } from "../../../db/unit-of-work.js";
 import { eventData } from "../../../events/event-catalogue.js";
 import { claimDeliveries, type ClaimedDelivery, type ClaimOptions } from "./claim-deliveries.js";
 import { expireSecrets } from "./expire-secrets.js";
-import { nextRetryAt } from "./next-retry-at.js";
+import { nextDueTime } from "./next-due-time.js";
 import {
   recordAttempts,
   type AutoDisableRule,
@@ -12,12 +12,12 @@ import {
   type FinishedAttempt,
   type RecordedTransition,
 } from "./record-attempts.js";
-import type { RetryPolicy } from "./retry-schedule.js";
+import type { RetryPolicy } from "./backoff-schedule.js";
 
 /**
  * The queue verbs the dispatcher runs, each a file of its own with its SQL in plain view and the
  * reasons for its locking: claim (claim-deliveries.ts), record (record-attempts.ts), the next
- * retry time (next-retry-at.ts) and the end of rotation overlaps (expire-secrets.ts). The
+ * due time (next-due-time.ts) and the end of rotation overlaps (expire-secrets.ts). The
  * dispatcher gets them through its constructor, so it holds no query of its own.
  */
 export interface DeliveryQueue {
@@ -26,7 +26,7 @@ export interface DeliveryQueue {
     attempts: readonly FinishedAttempt[],
     options: { workerId: string; policy: RetryPolicy; now: number },
   ): Promise<RecordedTransition[]>;
-  nextRetryAt(now: number): Promise<number | null>;
+  nextDueTime(now: number): Promise<number | null>;
   /** Deletes the old secrets whose rotation overlap is over; answers how many. */
   expireSecrets(now: number): Promise<number>;
   /** Stores an endpoint's circuit, as its health shows it. */
@@ -78,7 +78,7 @@ export function deliveryQueueOn(db: Kysely<Database>, hooks: QueueHooks = {}): D
       }
       return transitions;
     },
-    nextRetryAt: (now) => nextRetryAt(db, now),
+    nextDueTime: (now) => nextDueTime(db, now),
     expireSecrets: (now) => expireSecrets(db, now),
     async recordCircuit(webhookId, circuit, at) {
       await db

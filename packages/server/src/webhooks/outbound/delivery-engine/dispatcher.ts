@@ -21,7 +21,7 @@ import {
   type CircuitChange,
   type CircuitSettings,
 } from "./endpoint-circuits.js";
-import type { RetryPolicy } from "./retry-schedule.js";
+import type { RetryPolicy } from "./backoff-schedule.js";
 import { signPayload } from "./sign-payload.js";
 import { signStandardWebhook } from "./sign-standard-webhook.js";
 
@@ -207,7 +207,7 @@ export class DeliveryDispatcher implements Dispatcher {
     this.leaseWatch = watchLeases({
       leaseMs: this.settings.leaseMs,
       sweepIntervalMs: this.settings.sweepIntervalMs,
-      nextDueAt: (now) => this.deps.queue.nextRetryAt(now),
+      nextDueAt: (now) => this.deps.queue.nextDueTime(now),
       now: () => this.deps.now(),
       onDue: (at) => this.armRetryTimer(at),
     });
@@ -266,7 +266,7 @@ export class DeliveryDispatcher implements Dispatcher {
           // Counted from the claim's own clock reading, not a later one: a row that fell due
           // between the two (a timer can fire a millisecond early) was not claimed, and must
           // still arm the timer instead of waiting for the sweep.
-          const at = await this.deps.queue.nextRetryAt(claimedAt);
+          const at = await this.deps.queue.nextDueTime(claimedAt);
           if (at !== null) this.armRetryTimer(at);
           await this.deps.queue.expireSecrets(this.deps.now());
         }

@@ -2,7 +2,7 @@
  * The lease watch: how a dispatcher learns of a lease another process took after its own last
  * look-up of the next due time, before that lease runs out.
  *
- * A dispatcher looks up the next due time (next-retry-at.ts: the next retry, or the end of the
+ * A dispatcher looks up the next due time (next-due-time.ts: the next retry, or the end of the
  * earliest lease) after each sweep, timer or reconnect pass, and arms its retry timer to it; that
  * is how it claims a crashed process's deliveries the moment their lease ends. But another process
  * claims rows at any time (a NOTIFY only says that deliveries were queued, not who took them, and
@@ -19,7 +19,7 @@
 export interface LeaseWatchOptions {
   leaseMs: number;
   sweepIntervalMs: number;
-  /** The next due time after `now` (DeliveryQueue.nextRetryAt). */
+  /** The next due time after `now` (DeliveryQueue.nextDueTime). */
   nextDueAt(now: number): Promise<number | null>;
   now(): number;
   /** Arms the dispatcher's retry timer (the earliest wins). */

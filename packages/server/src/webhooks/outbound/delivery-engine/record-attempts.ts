@@ -2,8 +2,8 @@ import { sql, type Kysely, type Transaction } from "kysely";
 import { dialectOf } from "../../../db/dialect.js";
 import type { Database, DeliveryStatus } from "../../../db/schema.js";
 import type { AttemptOutcome } from "../transport/webhook-sender.js";
-import { retryAfterMs } from "./retry-after.js";
-import { nextRetryDelay, type RetryPolicy } from "./retry-schedule.js";
+import { backoffDelay, type RetryPolicy } from "./backoff-schedule.js";
+import { parseRetryAfter } from "./parse-retry-after.js";
 
 /** One finished attempt of a delivery this worker claimed. */
 export interface FinishedAttempt {
@@ -64,7 +64,7 @@ export function transitionAfter(
   retryAfter: number | null = null,
 ): { status: DeliveryStatus; nextAttemptAt: number | null } {
   if (ok) return { status: "SUCCESS", nextAttemptAt: null };
-  const delay = nextRetryDelay(attempt, policy);
+  const delay = backoffDelay(attempt, policy);
   if (delay === "exhausted") return { status: "EXHAUSTED", nextAttemptAt: null };
   // A receiver's Retry-After (429/503) wins over a shorter back-off, within the ceiling.
   const wait =
@@ -75,7 +75,7 @@ export function transitionAfter(
 /** The Retry-After wait of an answer that may carry one (429, 503), else null. */
 function askedToWait(outcome: AttemptOutcome, now: number): number | null {
   if (outcome.responseStatus !== 429 && outcome.responseStatus !== 503) return null;
-  return retryAfterMs(outcome.responseHeaders?.["retry-after"], now);
+  return parseRetryAfter(outcome.responseHeaders?.["retry-after"], now);
 }
 
 /**

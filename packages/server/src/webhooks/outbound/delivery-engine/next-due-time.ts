@@ -2,7 +2,7 @@ import type { Kysely } from "kysely";
 import type { Database } from "../../../db/schema.js";
 
 /**
- * When the dispatcher's retry timer should fire next, or null: the earliest moment a row that is
+ * The next due time: when the dispatcher's retry timer should fire next, or null: the earliest moment a row that is
  * not due now may become due. That is the earlier of
  *
  * - the earliest `next_attempt_at` still in the future (a retry, this process's or another's);
@@ -21,7 +21,7 @@ import type { Database } from "../../../db/schema.js";
  * second through the partial index of leased rows (`webhook_deliveries_leased`, which holds only
  * the deliveries being sent), so neither reads the finished rows, however many there are.
  */
-export async function nextRetryAt(db: Kysely<Database>, now: number): Promise<number | null> {
+export async function nextDueTime(db: Kysely<Database>, now: number): Promise<number | null> {
   const next = await db
     .selectNoFrom((eb) => [
       eb

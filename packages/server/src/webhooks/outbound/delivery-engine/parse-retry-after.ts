@@ -9,7 +9,7 @@ const ASCTIME = /^[A-Za-z]{3} [A-Za-z]{3} [ \d]\d \d{2}:\d{2}:\d{2} \d{4}$/;
  * date (RFC 9110 section 10.2.3; IMF-fixdate and the obsolete RFC 850 and asctime forms). Null
  * when the header is absent or unreadable; 0 for a date in the past.
  */
-export function retryAfterMs(value: string | undefined, now: number): number | null {
+export function parseRetryAfter(value: string | undefined, now: number): number | null {
   if (value === undefined) return null;
   const text = value.trim();
   if (/^\d+$/.test(text)) return Number(text) * 1000;

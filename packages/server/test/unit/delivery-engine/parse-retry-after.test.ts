@@ -1,26 +1,26 @@
 import { describe, expect, it } from "vitest";
 import { transitionAfter } from "../../../src/webhooks/outbound/delivery-engine/record-attempts.js";
-import { retryAfterMs } from "../../../src/webhooks/outbound/delivery-engine/retry-after.js";
-import type { RetryPolicy } from "../../../src/webhooks/outbound/delivery-engine/retry-schedule.js";
+import { parseRetryAfter } from "../../../src/webhooks/outbound/delivery-engine/parse-retry-after.js";
+import type { RetryPolicy } from "../../../src/webhooks/outbound/delivery-engine/backoff-schedule.js";
 
 const NOW = Date.parse("2026-11-22T10:00:00.000Z");
 
-describe("retryAfterMs", () => {
+describe("parseRetryAfter", () => {
   it.each([
     ["0", 0],
     ["1", 1_000],
     ["120", 120_000],
     [" 5 ", 5_000],
   ])("reads delta-seconds %j as %i ms", (value, expected) => {
-    expect(retryAfterMs(value, NOW)).toBe(expected);
+    expect(parseRetryAfter(value, NOW)).toBe(expected);
   });
 
   it("reads an IMF-fixdate as the time left until it", () => {
-    expect(retryAfterMs("Sun, 22 Nov 2026 10:00:30 GMT", NOW)).toBe(30_000);
+    expect(parseRetryAfter("Sun, 22 Nov 2026 10:00:30 GMT", NOW)).toBe(30_000);
   });
 
   it("reads the obsolete RFC 850 date form too, as RFC 9110 asks of recipients", () => {
-    expect(retryAfterMs("Sunday, 22-Nov-26 10:01:00 GMT", NOW)).toBe(60_000);
+    expect(parseRetryAfter("Sunday, 22-Nov-26 10:01:00 GMT", NOW)).toBe(60_000);
   });
 
   it("reads the obsolete asctime form as UTC, whatever the process's time zone", () => {
@@ -28,8 +28,8 @@ describe("retryAfterMs", () => {
     // A zone east of UTC: read as local time, the date would be an hour in the past.
     process.env.TZ = "Europe/Berlin";
     try {
-      expect(retryAfterMs("Sun Nov 22 10:02:00 2026", NOW)).toBe(120_000);
-      expect(retryAfterMs("Sun Nov  6 08:49:37 1994", NOW)).toBe(0);
+      expect(parseRetryAfter("Sun Nov 22 10:02:00 2026", NOW)).toBe(120_000);
+      expect(parseRetryAfter("Sun Nov  6 08:49:37 1994", NOW)).toBe(0);
     } finally {
       if (zone === undefined) delete process.env.TZ;
       else process.env.TZ = zone;
@@ -37,11 +37,11 @@ describe("retryAfterMs", () => {
   });
 
   it("answers 0 for a date already past", () => {
-    expect(retryAfterMs("Sun, 22 Nov 2026 09:59:00 GMT", NOW)).toBe(0);
+    expect(parseRetryAfter("Sun, 22 Nov 2026 09:59:00 GMT", NOW)).toBe(0);
   });
 
   it.each([[undefined], [""], ["soon"], ["1e3"]])("answers null for %j", (value) => {
-    expect(retryAfterMs(value, NOW)).toBeNull();
+    expect(parseRetryAfter(value, NOW)).toBeNull();
   });
 });
 

@@ -2,11 +2,11 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   DEFAULT_RETRY_POLICY,
-  nextRetryDelay,
+  backoffDelay,
   type RetryPolicy,
-} from "../../../src/webhooks/outbound/delivery-engine/retry-schedule.js";
+} from "../../../src/webhooks/outbound/delivery-engine/backoff-schedule.js";
 
-describe("nextRetryDelay", () => {
+describe("backoffDelay", () => {
   it.each([
     [1, 30_000],
     [2, 60_000],
@@ -17,7 +17,7 @@ describe("nextRetryDelay", () => {
   ] as const)(
     "after %i failed attempt(s) with the default policy waits %s",
     (attemptsMade, expected) => {
-      expect(nextRetryDelay(attemptsMade, DEFAULT_RETRY_POLICY)).toBe(expected);
+      expect(backoffDelay(attemptsMade, DEFAULT_RETRY_POLICY)).toBe(expected);
     },
   );
 
@@ -30,20 +30,20 @@ describe("nextRetryDelay", () => {
   });
 
   it("lets the first attempt go at once", () => {
-    expect(nextRetryDelay(0, DEFAULT_RETRY_POLICY)).toBe(0);
+    expect(backoffDelay(0, DEFAULT_RETRY_POLICY)).toBe(0);
   });
 
   it("caps the doubling at the ceiling", () => {
     const policy: RetryPolicy = { maxAttempts: 20, backoffBaseMs: 30_000, backoffMaxMs: 3_600_000 };
-    expect(nextRetryDelay(7, policy)).toBe(1_920_000);
-    expect(nextRetryDelay(8, policy)).toBe(3_600_000);
-    expect(nextRetryDelay(19, policy)).toBe(3_600_000);
-    expect(nextRetryDelay(20, policy)).toBe("exhausted");
+    expect(backoffDelay(7, policy)).toBe(1_920_000);
+    expect(backoffDelay(8, policy)).toBe(3_600_000);
+    expect(backoffDelay(19, policy)).toBe(3_600_000);
+    expect(backoffDelay(20, policy)).toBe("exhausted");
   });
 
   it("runs the whole schedule in milliseconds with test-sized knobs", () => {
     const fast: RetryPolicy = { maxAttempts: 3, backoffBaseMs: 10, backoffMaxMs: 15 };
-    expect([1, 2, 3].map((n) => nextRetryDelay(n, fast))).toEqual([10, 15, "exhausted"]);
+    expect([1, 2, 3].map((n) => backoffDelay(n, fast))).toEqual([10, 15, "exhausted"]);
   });
 
   it("never decreases and never exceeds the ceiling, for any policy", () => {
@@ -56,14 +56,14 @@ describe("nextRetryDelay", () => {
           const policy = { maxAttempts, backoffBaseMs, backoffMaxMs };
           let previous = 0;
           for (let made = 1; made < maxAttempts; made++) {
-            const delay = nextRetryDelay(made, policy);
+            const delay = backoffDelay(made, policy);
             if (delay === "exhausted") return false;
             expect(Number.isFinite(delay)).toBe(true);
             expect(delay).toBeGreaterThanOrEqual(previous);
             expect(delay).toBeLessThanOrEqual(backoffMaxMs);
             previous = delay;
           }
-          return nextRetryDelay(maxAttempts, policy) === "exhausted";
+          return backoffDelay(maxAttempts, policy) === "exhausted";
         },
       ),
     );

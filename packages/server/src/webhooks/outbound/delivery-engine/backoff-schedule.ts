@@ -1,3 +1,8 @@
+/**
+ * The back-off schedule: how long a failed delivery waits before its next attempt, and when it
+ * has none left. (A receiver's own Retry-After is read by parse-retry-after.ts; record-attempts.ts
+ * weighs the two.)
+ */
 export interface RetryPolicy {
   /** Total attempts, the first included, before a delivery is EXHAUSTED. */
   maxAttempts: number;
@@ -7,7 +12,10 @@ export interface RetryPolicy {
   backoffMaxMs: number;
 }
 
-/** Spec "Limits": 5 attempts; 30 s, 60 s, 120 s, 240 s between them; ceiling 3600 s. */
+/**
+ * The default receivers are told of (docs/webhooks.md, "Delivery, failures and retries"): 5
+ * attempts; 30 s, 60 s, 120 s, 240 s between them; ceiling 3600 s.
+ */
 export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
   maxAttempts: 5,
   backoffBaseMs: 30_000,
@@ -18,7 +26,7 @@ export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
  * After `attemptsMade` failed attempts, how long to wait before the next one, or "exhausted" when
  * no attempt is left. The delay before attempt n (n >= 2) is min(base * 2^(n-2), max).
  */
-export function nextRetryDelay(attemptsMade: number, policy: RetryPolicy): number | "exhausted" {
+export function backoffDelay(attemptsMade: number, policy: RetryPolicy): number | "exhausted" {
   if (attemptsMade >= policy.maxAttempts) return "exhausted";
   // Before any attempt there is nothing to wait for: the first attempt is due at once.
   if (attemptsMade < 1) return 0;
