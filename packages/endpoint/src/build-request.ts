@@ -1,6 +1,6 @@
 import { BoundedCache } from "./bounded-cache.js";
 import { amendAcceptHeader, mergeMediaType } from "./media-type.js";
-import { mergeHeaders, mergeRequest, normalizeHeaders } from "./merging.js";
+import { mergeHeaders, mergeRequest, normalizeHeaders } from "./merge-fields.js";
 import { ownValue, setOwn } from "./objects.js";
 import {
   appendQuery,
@@ -60,9 +60,9 @@ function makePlan(url: string): UrlPlan {
 }
 
 /**
- * Request options from a call's options laid over `defaults` by the rules of `merge()`, read in
- * place instead of from a merged copy: `buildRequest(d, route, o)` equals
- * `buildRequest(null, undefined, merge(d, route, o))`, which is what `parse()` computes.
+ * Request options from a call's options laid over `defaults` by the rules of `mergeOptions()`,
+ * read in place instead of from a merged copy: `buildRequest(d, route, o)` equals
+ * `buildRequest(null, undefined, mergeOptions(d, route, o))`, which is what `parse()` computes.
  *
  * Each remaining key fills a url placeholder when the url names it; otherwise it goes to the
  * query string (methods without a body) or to the JSON body. `data`, when present, is the body

@@ -1,6 +1,6 @@
 import { buildRequest } from "./build-request.js";
-import { merge } from "./merge.js";
-import { frozenCopy } from "./merging.js";
+import { frozenCopy } from "./frozen-copy.js";
+import { mergeOptions } from "./merge-options.js";
 import { parse } from "./parse.js";
 import { parseRoute } from "./route.js";
 import type { EndpointDefaults, EndpointInterface, EndpointOptions } from "./types.js";
@@ -13,8 +13,8 @@ export function withDefaults<D extends object = object>(
   oldDefaults: EndpointDefaults | null,
   newDefaults: EndpointOptions,
 ): EndpointInterface<D> {
-  const DEFAULTS = frozenCopy(merge(oldDefaults, newDefaults));
-  // Equal to parse(merge(DEFAULTS, route, options)) without building the merged copy.
+  const DEFAULTS = frozenCopy(mergeOptions(oldDefaults, newDefaults));
+  // Equal to parse(mergeOptions(DEFAULTS, route, options)) without building the merged copy.
   const endpoint = (route?: string | EndpointOptions, options?: EndpointOptions) =>
     typeof route === "string"
       ? buildRequest(DEFAULTS, parseRoute(route), options)
@@ -23,7 +23,7 @@ export function withDefaults<D extends object = object>(
     DEFAULTS,
     defaults: (options: EndpointOptions) => withDefaults(DEFAULTS, options),
     merge: (route?: string | EndpointOptions, options?: EndpointOptions) =>
-      merge(DEFAULTS, route, options),
+      mergeOptions(DEFAULTS, route, options),
     parse,
   }) as unknown as EndpointInterface<D>;
 }

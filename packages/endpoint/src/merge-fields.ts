@@ -1,5 +1,6 @@
-// How a call's options are laid over the defaults: headers by name, `request` shallowly,
-// `undefined` never overriding; and the frozen copies the defaults are stored as.
+// The fields of the options, one at a time: headers laid over the defaults' by name and normalized
+// for sending, `request` merged shallowly, `undefined` never overriding. merge-options.ts and
+// build-request.ts put them together.
 import { isPlainObject, setOwn } from "./objects.js";
 import type { HeaderValue } from "./types.js";
 
@@ -64,41 +65,4 @@ export function withoutUndefined<T extends object>(object: T): T {
     }
   }
   return object;
-}
-
-const frozen = new WeakSet<object>();
-
-/**
- * A deep copy of plain objects and arrays, frozen; anything else (functions, class instances,
- * Buffers, AbortSignals) is kept by reference. Defaults are stored this way so neither the caller
- * (changing the object it passed) nor a consumer (changing a result that shares a default value)
- * can alter them later. Copies made here are reused as they are; cycles are preserved.
- */
-export function frozenCopy<T>(value: T, copies = new Map<object, object>()): T {
-  if (typeof value !== "object" || value === null || frozen.has(value)) return value;
-  const known = copies.get(value);
-  if (known !== undefined) return known as T;
-  if (Array.isArray(value)) {
-    const copy: unknown[] = [];
-    copies.set(value, copy);
-    for (const item of value as unknown[]) copy.push(frozenCopy(item, copies));
-    return seal(copy) as T;
-  }
-  if (!isPlainObject(value)) return value;
-  const copy: Record<string, unknown> = {};
-  copies.set(value, copy);
-  for (const key of Object.keys(value)) {
-    Object.defineProperty(copy, key, {
-      value: frozenCopy(value[key], copies),
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
-  }
-  return seal(copy) as T;
-}
-
-function seal(copy: object): object {
-  frozen.add(copy);
-  return Object.freeze(copy);
 }

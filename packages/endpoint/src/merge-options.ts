@@ -1,16 +1,17 @@
 import { mergeMediaType } from "./media-type.js";
-import { mergeHeaders, mergeRequest, withoutUndefined } from "./merging.js";
+import { mergeHeaders, mergeRequest, withoutUndefined } from "./merge-fields.js";
 import { parseRoute } from "./route.js";
 import type { EndpointDefaults, EndpointOptions } from "./types.js";
 
 /**
- * Layers a call's options over `defaults`, keeping url placeholders. Keys whose value is
- * `undefined` are skipped, so they never override a default; `null` is a value and does.
+ * `endpoint.merge()`: layers a call's route and options over `defaults`, keeping url
+ * placeholders; merge-fields.ts merges the single fields. Keys whose value is `undefined` are
+ * skipped, so they never override a default; `null` is a value and does.
  * Header names are lowercased, `mediaType.previews` accumulate, `request` objects are merged
  * shallowly; every other key (nested objects included) replaces the default's value whole.
  * Returns fresh top-level, `headers` and `mediaType` objects and never writes to its inputs.
  */
-export function merge(
+export function mergeOptions(
   defaults: EndpointDefaults | null,
   route?: string | EndpointOptions | null,
   options?: EndpointOptions | null,
