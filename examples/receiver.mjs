@@ -20,7 +20,7 @@
 
 import { createHash } from "node:crypto";
 import http from "node:http";
-import { parseWebhookEvent, verifyWebhookSignature } from "@parley/client";
+import { parseWebhookEvent, verifyParleySignature } from "@parley/client";
 
 const secret = process.env.PARLEY_WEBHOOK_SECRET;
 if (!secret) {
@@ -81,7 +81,7 @@ const server = http.createServer(async (req, res) => {
   for await (const chunk of req) chunks.push(chunk);
   const rawBody = Buffer.concat(chunks);
 
-  if (!verifyWebhookSignature(secret, rawBody, req.headers["x-webhook-signature-256"])) {
+  if (!verifyParleySignature(secret, rawBody, req.headers["x-webhook-signature-256"])) {
     console.log(`rejected: bad signature from ${req.socket.remoteAddress}`);
     return answer(res, 401, { error: "bad signature" });
   }

@@ -114,6 +114,7 @@ import {
   paginate,
   request,
   signWebhookPayload,
+  verifyParleySignature,
   verifyWebhookSignature,
   type Message,
   type Webhook,
@@ -145,7 +146,9 @@ export const server = http.createServer(
 
 const body = '{"event":"WEBHOOK_TEST"}';
 const header = signWebhookPayload("a-long-shared-secret", body);
-if (!verifyWebhookSignature("a-long-shared-secret", body, header)) throw new Error("verify");
+if (!verifyParleySignature("a-long-shared-secret", body, header)) throw new Error("verify");
+// The 1.0 name, kept as a deprecated alias.
+if (verifyWebhookSignature !== verifyParleySignature) throw new Error("alias");
 if (typeof ModerationFlagSchema.properties.messageText !== "object") throw new Error("wire");
 try {
   await post(1);

@@ -3,22 +3,28 @@ export * from "./browser.js";
 export type { RawBody } from "./webhooks/raw-body.js";
 export { parseWebhookEvent } from "./webhooks/parse-webhook-event.js";
 export { SIGNATURE_HEADER } from "./webhooks/signature-header.js";
-export { verifyWebhookSignature } from "./webhooks/verify-webhook-signature.js";
+export {
+  verifyParleySignature,
+  verifyWebhookSignature,
+} from "./webhooks/verify-parley-signature.js";
 export { signWebhookPayload } from "./webhooks/sign-webhook-payload.js";
 export {
+  verifySignatureHeaders,
   verifyWebhook,
   DEFAULT_TOLERANCE_SECONDS,
+  type VerifySignatureHeadersOptions,
   type VerifyWebhookOptions,
   type WebhookHeaders,
   type WebhookSignatureCheck,
-} from "./webhooks/verify-webhook.js";
+} from "./webhooks/verify-signature-headers.js";
 export {
+  verifyAndParseWebhook,
   verifyWebhookRequest,
   type WebhookAccepted,
   type WebhookRejected,
   type WebhookRequestInput,
   type WebhookVerification,
-} from "./webhooks/verify-webhook-request.js";
+} from "./webhooks/verify-and-parse-webhook.js";
 export {
   createWebhookHandler,
   type WebhookEventContext,

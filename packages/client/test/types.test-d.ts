@@ -11,7 +11,15 @@ import {
   type ParleyResponse,
   type RequestInterface,
   type User,
+  type VerifySignatureHeadersOptions,
+  type VerifyWebhookOptions,
   type Webhook,
+  verifyAndParseWebhook,
+  verifyParleySignature,
+  verifySignatureHeaders,
+  verifyWebhook,
+  verifyWebhookRequest,
+  verifyWebhookSignature,
 } from "../src/index.js";
 
 // Type-checked only, by vitest's typecheck (npm test) and by npm run typecheck: nothing here runs.
@@ -122,5 +130,24 @@ describe("typed routes", () => {
     expectTypeOf(paginate.all(request, "GET /somewhere/else")).toEqualTypeOf<Promise<unknown[]>>();
     // @ts-expect-error the deliveries list needs its webhook id
     void paginate.all(request, "GET /api/admin/webhooks/{id}/deliveries");
+  });
+});
+
+describe("webhook verification", () => {
+  it("keeps the 1.0 names as aliases of the same types", () => {
+    expectTypeOf(verifyWebhookSignature).toEqualTypeOf(verifyParleySignature);
+    expectTypeOf(verifyWebhook).toEqualTypeOf(verifySignatureHeaders);
+    expectTypeOf(verifyWebhookRequest).toEqualTypeOf(verifyAndParseWebhook);
+    expectTypeOf<VerifyWebhookOptions>().toEqualTypeOf<VerifySignatureHeadersOptions>();
+  });
+
+  it("types what each one answers", () => {
+    expectTypeOf(verifyParleySignature("s", "{}", undefined)).toEqualTypeOf<boolean>();
+    expectTypeOf(
+      verifySignatureHeaders({ secret: "s", rawBody: "{}", headers: {} }).ok,
+    ).toEqualTypeOf<boolean>();
+    const verified = verifyAndParseWebhook({ secret: "s", rawBody: "{}", signature: undefined });
+    if (verified.ok) expectTypeOf(verified.event.event).toBeString();
+    else expectTypeOf(verified.status).toEqualTypeOf<400 | 401>();
   });
 });

@@ -3,7 +3,7 @@ import type { WebhookEvent } from "../types/events.js";
 import { BodyTooLargeError, DEFAULT_MAX_BODY_BYTES, readRawBody } from "./read-raw-body.js";
 import { problem, sendProblem } from "./send-problem.js";
 import { SIGNATURE_HEADER } from "./signature-header.js";
-import { verifyWebhookRequest, type WebhookRejected } from "./verify-webhook-request.js";
+import { verifyAndParseWebhook, type WebhookRejected } from "./verify-and-parse-webhook.js";
 
 /** What `onEvent` may return to answer something other than 204. */
 export interface WebhookReply {
@@ -69,7 +69,7 @@ export function createWebhookHandler(
       sendProblem(res, problem(413, "body_too_large", "The body is too large", error.message));
       return;
     }
-    const result = verifyWebhookRequest({
+    const result = verifyAndParseWebhook({
       secret: options.secret,
       rawBody,
       signature: req.headers[SIGNATURE_HEADER],

@@ -2,7 +2,7 @@ import type { IncomingMessage } from "node:http";
 import type { WebhookEvent } from "../types/events.js";
 import { DEFAULT_MAX_BODY_BYTES } from "./read-raw-body.js";
 import { SIGNATURE_HEADER } from "./signature-header.js";
-import { verifyWebhookRequest, type WebhookRejected } from "./verify-webhook-request.js";
+import { verifyAndParseWebhook, type WebhookRejected } from "./verify-and-parse-webhook.js";
 
 /** The parts of a Fastify request the plugin and most handlers use. */
 export interface FastifyRequestLike {
@@ -83,7 +83,7 @@ export async function fastifyWebhooks(instance: object, options: FastifyWebhooks
   app.decorateRequest("parleyEvent", null);
 
   app.addHook("preHandler", async (request, reply) => {
-    const result = verifyWebhookRequest({
+    const result = verifyAndParseWebhook({
       secret: options.secret,
       // A POST without a body reaches here with none: it is verified as zero bytes.
       rawBody: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),

@@ -3,7 +3,7 @@ import type { WebhookEvent } from "../types/events.js";
 import { BodyTooLargeError, DEFAULT_MAX_BODY_BYTES, readRawBody } from "./read-raw-body.js";
 import { problem, sendProblem } from "./send-problem.js";
 import { SIGNATURE_HEADER } from "./signature-header.js";
-import { verifyWebhookRequest, type WebhookRejected } from "./verify-webhook-request.js";
+import { verifyAndParseWebhook, type WebhookRejected } from "./verify-and-parse-webhook.js";
 
 declare global {
   // Adds the verified event to Express's request type when Express's types are installed.
@@ -77,7 +77,7 @@ export function webhookMiddleware(
       return;
     }
 
-    const result = verifyWebhookRequest({
+    const result = verifyAndParseWebhook({
       secret: options.secret,
       rawBody,
       signature: req.headers[SIGNATURE_HEADER],

@@ -8,7 +8,7 @@ import {
   paginate,
   parseWebhookEvent,
   request,
-  verifyWebhookSignature,
+  verifyParleySignature,
   type WebhookEvent,
 } from "@parley/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -110,7 +110,7 @@ describe("the client README", () => {
     const [delivery] = await receiver.waitForRequests(1);
     const rawBody = delivery!.body;
     expect(
-      verifyWebhookSignature(secret, rawBody, delivery!.headers["x-webhook-signature-256"]),
+      verifyParleySignature(secret, rawBody, delivery!.headers["x-webhook-signature-256"]),
     ).toBe(true);
     const event = parseWebhookEvent(rawBody);
     expect(event.event === "MESSAGE_CREATED" && event.data.roomId).toBe(room.id);

@@ -1,6 +1,6 @@
 import { createHmac } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { parseWebhookEvent, signWebhookPayload, verifyWebhookSignature } from "@parley/client";
+import { parseWebhookEvent, signWebhookPayload, verifyParleySignature } from "@parley/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signPayload } from "../../../src/webhooks/outbound/delivery-engine/sign-payload.js";
 import { SQLITE } from "../../helpers/dialects.js";
@@ -23,10 +23,10 @@ describe("the client's verifier and the server's signer agree", () => {
     "on the shared known-answer vector: %s",
     (_description, vector) => {
       const body = Buffer.from(vector.bodyBase64, "base64");
-      expect(verifyWebhookSignature(vector.secret, body, vector.header)).toBe(true);
+      expect(verifyParleySignature(vector.secret, body, vector.header)).toBe(true);
       expect(signWebhookPayload(vector.secret, body)).toBe(vector.header);
       expect(signPayload(vector.secret, body)).toBe(vector.header);
-      expect(verifyWebhookSignature(`${vector.secret}x`, body, vector.header)).toBe(false);
+      expect(verifyParleySignature(`${vector.secret}x`, body, vector.header)).toBe(false);
     },
   );
 
@@ -62,13 +62,13 @@ describe("a real delivery from a running server", () => {
     const header = delivery!.headers["x-webhook-signature-256"]!;
     const independent = `sha256=${createHmac("sha256", Buffer.from(secret, "utf8")).update(delivery!.body).digest("hex")}`;
     expect(header).toBe(independent);
-    expect(verifyWebhookSignature(secret, delivery!.body, header)).toBe(true);
-    expect(verifyWebhookSignature(secret, delivery!.body.toString("utf8"), header)).toBe(true);
-    expect(verifyWebhookSignature("whsec_some_other_secret_0", delivery!.body, header)).toBe(false);
+    expect(verifyParleySignature(secret, delivery!.body, header)).toBe(true);
+    expect(verifyParleySignature(secret, delivery!.body.toString("utf8"), header)).toBe(true);
+    expect(verifyParleySignature("whsec_some_other_secret_0", delivery!.body, header)).toBe(false);
     const tampered = Buffer.from(
       delivery!.body.toString("utf8").replace("MESSAGE_CREATED", "MESSAGE_CREATEd"),
     );
-    expect(verifyWebhookSignature(secret, tampered, header)).toBe(false);
+    expect(verifyParleySignature(secret, tampered, header)).toBe(false);
 
     const event = parseWebhookEvent(delivery!.body);
     if (event.event !== "MESSAGE_CREATED") throw new Error(`unexpected ${event.event}`);

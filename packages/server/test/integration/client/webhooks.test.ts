@@ -2,7 +2,7 @@ import {
   RequestError,
   paginate,
   parseWebhookEvent,
-  verifyWebhookSignature,
+  verifyParleySignature,
   type Webhook,
 } from "@parley/client";
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
@@ -124,7 +124,7 @@ describeEachDialect("the client and the outbound webhooks API on $name", (dialec
 
     const [first] = await receiver.waitForRequests(1);
     expect(
-      verifyWebhookSignature(SECRET, first!.body, first!.headers["x-webhook-signature-256"]),
+      verifyParleySignature(SECRET, first!.body, first!.headers["x-webhook-signature-256"]),
     ).toBe(true);
     const event = parseWebhookEvent(first!.body);
     expect(event.event).toBe("WEBHOOK_TEST");

@@ -1,13 +1,13 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { type RawBody, toBytes } from "./raw-body.js";
 import { SIGNATURE_HEADER } from "./signature-header.js";
-import { verifyWebhookSignature } from "./verify-webhook-signature.js";
+import { verifyParleySignature } from "./verify-parley-signature.js";
 
 /** Request headers as Node, Fetch or a plain object give them. */
 export type WebhookHeaders =
   Headers | Readonly<Record<string, string | readonly string[] | undefined>>;
 
-export interface VerifyWebhookOptions {
+export interface VerifySignatureHeadersOptions {
   /** The endpoint's secret, or several while rotating it (any one may match). */
   secret: string | readonly string[];
   /** The exact body bytes received. */
@@ -27,13 +27,17 @@ export type WebhookSignatureCheck =
 export const DEFAULT_TOLERANCE_SECONDS = 300;
 
 /**
- * Verifies a delivery signed by either scheme an endpoint can use. With Standard Webhooks headers
- * (`webhook-id`, `webhook-timestamp`, `webhook-signature`), those are checked, timestamp included
- * (a replay outside the tolerance fails); otherwise the spec's `X-Webhook-Signature-256`. An
- * endpoint with scheme `both` sends both: the stricter one decides. Never throws; digests are
- * compared in constant time, and every secret is tried.
+ * Verifies the signature headers of a delivery signed by either scheme an endpoint can use, and
+ * says which one matched; the body is not parsed (verifyAndParseWebhook does both). With Standard
+ * Webhooks headers (`webhook-id`, `webhook-timestamp`, `webhook-signature`), those are checked,
+ * timestamp included (a replay outside the tolerance fails); otherwise Parley's own
+ * `X-Webhook-Signature-256` (verifyParleySignature). An endpoint with scheme `both` sends both:
+ * the stricter one decides. Never throws; digests are compared in constant time, and every secret
+ * is tried.
  */
-export function verifyWebhook(options: VerifyWebhookOptions): WebhookSignatureCheck {
+export function verifySignatureHeaders(
+  options: VerifySignatureHeadersOptions,
+): WebhookSignatureCheck {
   const header = (name: string) => headerValue(options.headers, name);
   const secrets = (typeof options.secret === "string" ? [options.secret] : options.secret).filter(
     (secret) => typeof secret === "string" && secret !== "",
@@ -73,10 +77,16 @@ export function verifyWebhook(options: VerifyWebhookOptions): WebhookSignatureCh
   const parley = header(SIGNATURE_HEADER);
   if (parley === undefined)
     return { ok: false, reason: "neither webhook-signature nor X-Webhook-Signature-256 was sent" };
-  return verifyWebhookSignature(secrets, options.rawBody, parley)
+  return verifyParleySignature(secrets, options.rawBody, parley)
     ? { ok: true, scheme: "parley" }
     : { ok: false, reason: "X-Webhook-Signature-256 does not match the body" };
 }
+
+/** @deprecated use verifySignatureHeaders (the same function, named for what it checks) */
+export const verifyWebhook = verifySignatureHeaders;
+
+/** @deprecated use VerifySignatureHeadersOptions */
+export type VerifyWebhookOptions = VerifySignatureHeadersOptions;
 
 /** A `whsec_<base64>` secret is its decoded bytes; any other, its UTF-8 bytes. */
 export function standardWebhooksKey(secret: string): Buffer {

@@ -3,8 +3,8 @@ import type { ProblemDetails } from "../types/api.js";
 import type { WebhookEvent } from "../types/events.js";
 import { parseWebhookEvent } from "./parse-webhook-event.js";
 import type { RawBody } from "./raw-body.js";
-import { verifyWebhook, type WebhookHeaders } from "./verify-webhook.js";
-import { verifyWebhookSignature } from "./verify-webhook-signature.js";
+import { verifyParleySignature } from "./verify-parley-signature.js";
+import { verifySignatureHeaders, type WebhookHeaders } from "./verify-signature-headers.js";
 
 export interface WebhookRequestInput {
   /** The endpoint's secret, or several while rotating it. */
@@ -41,10 +41,11 @@ export type WebhookVerification = WebhookAccepted | WebhookRejected;
 
 /**
  * Everything a receiver checks, for any framework: the signature over the raw bytes (401 when it
- * is missing or wrong), then the envelope (400). The middlewares for Node http, Express and
- * Fastify are this plus reading the body and writing the answer.
+ * is missing or wrong; verifySignatureHeaders), then the envelope (400; parseWebhookEvent), and
+ * the answer to send. The middlewares for Node http, Express and Fastify are this plus reading
+ * the body and writing the answer.
  */
-export function verifyWebhookRequest(input: WebhookRequestInput): WebhookVerification {
+export function verifyAndParseWebhook(input: WebhookRequestInput): WebhookVerification {
   const standard =
     input.headers === undefined
       ? undefined
@@ -52,14 +53,14 @@ export function verifyWebhookRequest(input: WebhookRequestInput): WebhookVerific
         ? ((input.headers as Headers).get("webhook-signature") ?? undefined)
         : (input.headers as Record<string, unknown>)["webhook-signature"];
   if (standard !== undefined) {
-    const check = verifyWebhook({
+    const check = verifySignatureHeaders({
       secret: input.secret,
       rawBody: input.rawBody,
       headers: input.headers!,
       ...(input.toleranceSeconds === undefined ? {} : { toleranceSeconds: input.toleranceSeconds }),
     });
     if (!check.ok) return reject(401, "invalid_signature", check.reason);
-  } else if (!verifyWebhookSignature(input.secret, input.rawBody, input.signature)) {
+  } else if (!verifyParleySignature(input.secret, input.rawBody, input.signature)) {
     return reject(401, "invalid_signature", signatureProblem(input.signature));
   }
   try {
@@ -73,6 +74,9 @@ export function verifyWebhookRequest(input: WebhookRequestInput): WebhookVerific
     );
   }
 }
+
+/** @deprecated use verifyAndParseWebhook (the same function, named for what it does) */
+export const verifyWebhookRequest = verifyAndParseWebhook;
 
 function signatureProblem(signature: WebhookRequestInput["signature"]): string {
   if (signature === undefined || signature === null || signature === "") {

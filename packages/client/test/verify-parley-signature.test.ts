@@ -1,7 +1,7 @@
 import { createHmac } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { signWebhookPayload, verifyWebhookSignature } from "../src/index.js";
+import { signWebhookPayload, verifyParleySignature } from "../src/index.js";
 
 // Made independently of the library: node:crypto's HMAC over the exact bytes, UTF-8 key.
 const SECRET = "whsec_independent_vector_0001";
@@ -9,14 +9,14 @@ const BODY =
   '{"event":"USER_JOINED_ROOM","timestamp":"2026-11-22T10:00:00.000Z","webhookId":3,"data":{"roomId":9,"username":"zoë"}}';
 const HEADER = `sha256=${createHmac("sha256", Buffer.from(SECRET, "utf8")).update(Buffer.from(BODY, "utf8")).digest("hex")}`;
 
-describe("verifyWebhookSignature", () => {
+describe("verifyParleySignature", () => {
   it("accepts the node:crypto vector for the body as a string, Buffer, Uint8Array and ArrayBuffer", () => {
     const bytes = Buffer.from(BODY, "utf8");
-    expect(verifyWebhookSignature(SECRET, BODY, HEADER)).toBe(true);
-    expect(verifyWebhookSignature(SECRET, bytes, HEADER)).toBe(true);
-    expect(verifyWebhookSignature(SECRET, new Uint8Array(bytes), HEADER)).toBe(true);
+    expect(verifyParleySignature(SECRET, BODY, HEADER)).toBe(true);
+    expect(verifyParleySignature(SECRET, bytes, HEADER)).toBe(true);
+    expect(verifyParleySignature(SECRET, new Uint8Array(bytes), HEADER)).toBe(true);
     const arrayBuffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length);
-    expect(verifyWebhookSignature(SECRET, arrayBuffer, HEADER)).toBe(true);
+    expect(verifyParleySignature(SECRET, arrayBuffer, HEADER)).toBe(true);
   });
 
   it("signs exactly as the vector does", () => {
@@ -24,10 +24,10 @@ describe("verifyWebhookSignature", () => {
   });
 
   it("rejects a wrong secret, a changed body and a re-serialised body", () => {
-    expect(verifyWebhookSignature("whsec_independent_vector_0002", BODY, HEADER)).toBe(false);
-    expect(verifyWebhookSignature(SECRET, BODY.replace("9", "8"), HEADER)).toBe(false);
+    expect(verifyParleySignature("whsec_independent_vector_0002", BODY, HEADER)).toBe(false);
+    expect(verifyParleySignature(SECRET, BODY.replace("9", "8"), HEADER)).toBe(false);
     const reserialised = JSON.stringify(JSON.parse(BODY), null, 2);
-    expect(verifyWebhookSignature(SECRET, reserialised, HEADER)).toBe(false);
+    expect(verifyParleySignature(SECRET, reserialised, HEADER)).toBe(false);
   });
 
   it.each([
@@ -42,20 +42,20 @@ describe("verifyWebhookSignature", () => {
     ["with a hex digit too few and a space", `${HEADER.slice(0, -1)} `],
     ["repeated (an array)", [HEADER, HEADER]],
   ])("answers false, without throwing, for a header %s", (_label, header) => {
-    expect(verifyWebhookSignature(SECRET, BODY, header)).toBe(false);
+    expect(verifyParleySignature(SECRET, BODY, header)).toBe(false);
   });
 
   it("accepts any of several secrets (rotation) and rejects when none matches", () => {
-    expect(verifyWebhookSignature(["old-secret-0000000000", SECRET], BODY, HEADER)).toBe(true);
+    expect(verifyParleySignature(["old-secret-0000000000", SECRET], BODY, HEADER)).toBe(true);
     expect(
-      verifyWebhookSignature(["a-secret-00000000000", "b-secret-0000000000"], BODY, HEADER),
+      verifyParleySignature(["a-secret-00000000000", "b-secret-0000000000"], BODY, HEADER),
     ).toBe(false);
-    expect(verifyWebhookSignature([], BODY, HEADER)).toBe(false);
-    expect(verifyWebhookSignature("", BODY, signWebhookPayload("", BODY))).toBe(false);
+    expect(verifyParleySignature([], BODY, HEADER)).toBe(false);
+    expect(verifyParleySignature("", BODY, signWebhookPayload("", BODY))).toBe(false);
   });
 
   it("accepts upper-case hex digits of the right signature", () => {
-    expect(verifyWebhookSignature(SECRET, BODY, `sha256=${HEADER.slice(7).toUpperCase()}`)).toBe(
+    expect(verifyParleySignature(SECRET, BODY, `sha256=${HEADER.slice(7).toUpperCase()}`)).toBe(
       true,
     );
   });
@@ -68,9 +68,9 @@ describe("verifyWebhookSignature", () => {
         fc.uint8Array(),
         (secret, body, other) => {
           const header = signWebhookPayload(secret, body);
-          expect(verifyWebhookSignature(secret, body, header)).toBe(true);
+          expect(verifyParleySignature(secret, body, header)).toBe(true);
           const same = Buffer.compare(Buffer.from(body), Buffer.from(other)) === 0;
-          expect(verifyWebhookSignature(secret, other, header)).toBe(same);
+          expect(verifyParleySignature(secret, other, header)).toBe(same);
         },
       ),
     );
@@ -79,7 +79,7 @@ describe("verifyWebhookSignature", () => {
   it("never throws on arbitrary header strings", () => {
     fc.assert(
       fc.property(fc.string(), (header) => {
-        expect(typeof verifyWebhookSignature(SECRET, BODY, header)).toBe("boolean");
+        expect(typeof verifyParleySignature(SECRET, BODY, header)).toBe("boolean");
       }),
     );
   });

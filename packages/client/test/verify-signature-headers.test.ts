@@ -1,6 +1,14 @@
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
-import { signWebhookPayload, verifyWebhook, verifyWebhookRequest } from "../src/index.js";
+import {
+  signWebhookPayload,
+  verifyAndParseWebhook,
+  verifyParleySignature,
+  verifySignatureHeaders,
+  verifyWebhook,
+  verifyWebhookRequest,
+  verifyWebhookSignature,
+} from "../src/index.js";
 
 const SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 const OLD = "whsec_c2Vjb25kLXNlY3JldC1mb3Itcm90YXRpb24=";
@@ -18,10 +26,15 @@ function standardHeaders(secret: string, at = NOW, id = "evt_01KMXQ3V5G000000000
   };
 }
 
-describe("verifyWebhook", () => {
+describe("verifySignatureHeaders", () => {
   it("accepts a Standard Webhooks signature made by the standardwebhooks library", () => {
     expect(
-      verifyWebhook({ secret: SECRET, rawBody: BODY, headers: standardHeaders(SECRET), now: NOW }),
+      verifySignatureHeaders({
+        secret: SECRET,
+        rawBody: BODY,
+        headers: standardHeaders(SECRET),
+        now: NOW,
+      }),
     ).toEqual({
       ok: true,
       scheme: "standard-webhooks",
@@ -33,24 +46,30 @@ describe("verifyWebhook", () => {
   it("accepts any secret of a list and either of two signatures (rotation)", () => {
     const headers = standardHeaders(SECRET);
     headers["webhook-signature"] += ` ${standardHeaders(OLD)["webhook-signature"]}`;
-    expect(verifyWebhook({ secret: [OLD], rawBody: BODY, headers, now: NOW }).ok).toBe(true);
-    expect(verifyWebhook({ secret: [SECRET], rawBody: BODY, headers, now: NOW }).ok).toBe(true);
-    expect(verifyWebhook({ secret: ["whsec_AAAA"], rawBody: BODY, headers, now: NOW }).ok).toBe(
-      false,
+    expect(verifySignatureHeaders({ secret: [OLD], rawBody: BODY, headers, now: NOW }).ok).toBe(
+      true,
     );
+    expect(verifySignatureHeaders({ secret: [SECRET], rawBody: BODY, headers, now: NOW }).ok).toBe(
+      true,
+    );
+    expect(
+      verifySignatureHeaders({ secret: ["whsec_AAAA"], rawBody: BODY, headers, now: NOW }).ok,
+    ).toBe(false);
   });
 
   it("refuses a timestamp outside the tolerance (default 5 minutes) and a changed body", () => {
     const headers = standardHeaders(SECRET);
-    expect(verifyWebhook({ secret: SECRET, rawBody: BODY, headers, now: NOW + 299_000 }).ok).toBe(
-      true,
-    );
-    expect(verifyWebhook({ secret: SECRET, rawBody: BODY, headers, now: NOW + 301_000 })).toEqual({
+    expect(
+      verifySignatureHeaders({ secret: SECRET, rawBody: BODY, headers, now: NOW + 299_000 }).ok,
+    ).toBe(true);
+    expect(
+      verifySignatureHeaders({ secret: SECRET, rawBody: BODY, headers, now: NOW + 301_000 }),
+    ).toEqual({
       ok: false,
       reason: "webhook-timestamp is more than 300 s from now",
     });
     expect(
-      verifyWebhook({
+      verifySignatureHeaders({
         secret: SECRET,
         rawBody: BODY,
         headers,
@@ -58,35 +77,43 @@ describe("verifyWebhook", () => {
         toleranceSeconds: 10,
       }).ok,
     ).toBe(false);
-    expect(verifyWebhook({ secret: SECRET, rawBody: `${BODY} `, headers, now: NOW }).ok).toBe(
-      false,
-    );
+    expect(
+      verifySignatureHeaders({ secret: SECRET, rawBody: `${BODY} `, headers, now: NOW }).ok,
+    ).toBe(false);
   });
 
   it("verifies the parley header when no Standard Webhooks headers are sent, with Fetch Headers too", () => {
     const headers = new Headers({ "X-Webhook-Signature-256": signWebhookPayload(SECRET, BODY) });
-    expect(verifyWebhook({ secret: SECRET, rawBody: BODY, headers })).toEqual({
+    expect(verifySignatureHeaders({ secret: SECRET, rawBody: BODY, headers })).toEqual({
       ok: true,
       scheme: "parley",
     });
-    expect(verifyWebhook({ secret: SECRET, rawBody: BODY, headers: {} }).ok).toBe(false);
+    expect(verifySignatureHeaders({ secret: SECRET, rawBody: BODY, headers: {} }).ok).toBe(false);
   });
 
-  it("makes verifyWebhookRequest (and so every middleware and the CLI listener) accept either scheme", () => {
+  it("makes verifyAndParseWebhook (and so every middleware and the CLI listener) accept either scheme", () => {
     const headers = standardHeaders(SECRET, Date.now());
-    const result = verifyWebhookRequest({
+    const result = verifyAndParseWebhook({
       secret: SECRET,
       rawBody: BODY,
       signature: undefined,
       headers,
     });
     expect(result.ok).toBe(true);
-    const wrong = verifyWebhookRequest({
+    const wrong = verifyAndParseWebhook({
       secret: OLD,
       rawBody: BODY,
       signature: undefined,
       headers,
     });
     expect(wrong).toMatchObject({ ok: false, status: 401, code: "invalid_signature" });
+  });
+});
+
+describe("the names of 1.0", () => {
+  it("are still exported, as the same functions", () => {
+    expect(verifyWebhook).toBe(verifySignatureHeaders);
+    expect(verifyWebhookRequest).toBe(verifyAndParseWebhook);
+    expect(verifyWebhookSignature).toBe(verifyParleySignature);
   });
 });

@@ -4,12 +4,14 @@ import { type RawBody, toBytes } from "./raw-body.js";
 const SIGNATURE = /^sha256=([0-9a-fA-F]{64})$/;
 
 /**
- * True when `header` is the signature of `rawBody` under `secret` (or under any of `secret`'s
- * values, for a receiver part-way through rotating it). Hash the exact bytes received, never
- * re-serialised JSON. Never throws: a missing header, one without `sha256=`, of the wrong length
+ * Checks the Parley scheme's one header, `X-Webhook-Signature-256`, and nothing else (no
+ * timestamp, no Standard Webhooks headers: verifySignatureHeaders checks whichever scheme a
+ * request carries). True when `header` is the signature of `rawBody` under `secret` (or under
+ * any of `secret`'s values, for a receiver part-way through rotating it). Hash the exact bytes
+ * received, never re-serialised JSON. Never throws: a missing header, one without `sha256=`, of the wrong length
  * or with non-hex characters is simply false. The digests are compared in constant time.
  */
-export function verifyWebhookSignature(
+export function verifyParleySignature(
   secret: string | readonly string[],
   rawBody: RawBody,
   header: string | readonly string[] | null | undefined,
@@ -29,3 +31,6 @@ export function verifyWebhookSignature(
   }
   return valid;
 }
+
+/** @deprecated use verifyParleySignature (the same function, named for the header it checks) */
+export const verifyWebhookSignature = verifyParleySignature;
