@@ -11,7 +11,7 @@ import { inboundView } from "./views/inbound.js";
 import { flagView, moderationView } from "./views/moderation.js";
 import { signInView } from "./views/sign-in.js";
 import { deliveryView, webhookDetailView } from "./views/webhook-detail.js";
-import { webhooksView } from "./views/webhooks.js";
+import { webhooksView } from "./views/webhook-list.js";
 
 const ROUTES: [RegExp, View, string][] = [
   [/^\/admin\/webhooks\/?$/, webhooksView, "webhooks"],

@@ -12,7 +12,7 @@ import { link, type View } from "../context.js";
 import { badge, busy, h, row, table, time } from "../dom.js";
 import { pagedTable } from "../paged-table.js";
 import { localFromIso } from "./endpoint-operations.js";
-import { enterpriseNotice } from "./webhooks.js";
+import { enterpriseNotice } from "./webhook-actions.js";
 
 const STATUSES: DeliveryStatus[] = ["PENDING", "SUCCESS", "FAILED", "EXHAUSTED"];
 const LOG_EVENTS: DeliverableEvent[] = [...EVENT_NAMES, WEBHOOK_TEST];

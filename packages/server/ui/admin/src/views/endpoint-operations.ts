@@ -1,7 +1,7 @@
 import type { Webhook } from "@parley/client/browser";
 import { clearError, errorBox, showError, type ViewContext } from "../context.js";
 import { busy, h } from "../dom.js";
-import { revealSecret } from "./webhooks.js";
+import { revealSecret } from "./webhook-actions.js";
 
 /** Recovery's own limit per call, as the API applies it. */
 const RECOVER_LIMIT = 10_000;

@@ -21,8 +21,8 @@ import {
   takeRevealedSecret,
   testButton,
   toggleButton,
-  webhookForm,
-} from "./webhooks.js";
+} from "./webhook-actions.js";
+import { webhookForm } from "./webhook-form.js";
 
 const STATUSES: DeliveryStatus[] = ["PENDING", "SUCCESS", "FAILED", "EXHAUSTED"];
 const LOG_EVENTS: DeliverableEvent[] = [...EVENT_NAMES, WEBHOOK_TEST];

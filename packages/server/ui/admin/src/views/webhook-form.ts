@@ -1,3 +1,5 @@
+// The endpoint form: create one (on the list) or edit one (on its page), with its secret, events
+// (described from the catalogue), room filter, rate cap and custom headers.
 import {
   EVENT_NAMES,
   type EventSubscription,
@@ -6,65 +8,9 @@ import {
   type UpdateWebhookParams,
   type Webhook,
 } from "@parley/client/browser";
-import { isStatus, paginate } from "../api.js";
-import { clearError, errorBox, link, showError, type View, type ViewContext } from "../context.js";
-import { busy, confirmButton, copyField, h, replaceChildren, row, table, time } from "../dom.js";
-import { autoDisabledBanner, healthCell, stateBadge } from "./webhook-health.js";
-
-/**
- * A secret just set on an endpoint (create, or a new one on edit). Kept in memory only, for the
- * one page shown next: the API never returns a secret, so this is the only time it can be copied.
- */
-let revealed:
-  | { webhookId: number; name: string; secret: string; previousExpiresAt?: string | null }
-  | undefined;
-
-/** Keeps a secret just set (by a rotation) for the next page, which shows it once. */
-export function revealSecret(
-  webhookId: number,
-  name: string,
-  secret: string,
-  previousExpiresAt: string | null,
-): void {
-  revealed = { webhookId, name, secret, previousExpiresAt };
-}
-
-/** The reveal panel for `webhookId`, if its secret was just set; shown once. */
-export function takeRevealedSecret(webhookId?: number): HTMLElement | null {
-  if (!revealed || (webhookId !== undefined && revealed.webhookId !== webhookId)) return null;
-  const { name, secret, previousExpiresAt } = revealed;
-  revealed = undefined;
-  const panel = h(
-    "section",
-    { class: "reveal", id: "secret-reveal", "aria-labelledby": "secret-reveal-title" },
-    h("h2", { id: "secret-reveal-title" }, `Signing secret of “${name}”`),
-    h(
-      "p",
-      { class: "warning" },
-      "This is the only time the secret is shown: copy it now and store it with the receiver, ",
-      "which needs it to verify each delivery's X-Webhook-Signature-256. Parley never shows it again; ",
-      "if it is lost, set a new one by editing the endpoint.",
-    ),
-    copyField("webhook-secret-value", "Secret", secret),
-    previousExpiresAt === undefined
-      ? null
-      : h(
-          "p",
-          { id: "previous-secret-expiry" },
-          previousExpiresAt === null
-            ? "The previous secret stopped signing at once."
-            : [
-                "The previous secret also signs every delivery until ",
-                time(previousExpiresAt),
-                ": deploy the new one to the receiver before then.",
-              ],
-        ),
-  );
-  const done = h("button", { type: "button", class: "secondary" }, "I have stored it");
-  done.addEventListener("click", () => panel.remove());
-  panel.append(h("div", { class: "buttons" }, done));
-  return panel;
-}
+import { clearError, errorBox, showError, type ViewContext } from "../context.js";
+import { busy, h } from "../dom.js";
+import { revealSecret } from "./webhook-actions.js";
 
 /** `whsec_` and 32 random bytes in base64url, as `parley webhooks create` generates. */
 function generateSecret(): string {
@@ -72,171 +18,6 @@ function generateSecret(): string {
   const base64 = btoa(String.fromCharCode(...bytes));
   return `whsec_${base64.replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")}`;
 }
-
-/** The Community edition answers 403 enterprise_required on every outbound webhook route. */
-export function enterpriseNotice(): HTMLElement {
-  return h(
-    "div",
-    { class: "notice", id: "enterprise-required", role: "note" },
-    h("h2", null, "Outbound webhooks need the Enterprise edition"),
-    h(
-      "p",
-      null,
-      "This server runs the Community edition, where outbound webhooks are turned off. ",
-      "Inbound webhooks work in every edition. Set ",
-      h("code", null, "PARLEY_EDITION=enterprise"),
-      " to use outbound webhooks.",
-    ),
-  );
-}
-
-/** Enable/disable for one webhook; `done` runs with the updated webhook. */
-export function toggleButton(
-  context: ViewContext,
-  webhook: Webhook,
-  done: (updated: Webhook) => void,
-): HTMLButtonElement {
-  const button = h(
-    "button",
-    { type: "button", class: "secondary" },
-    webhook.enabled ? "Disable" : "Enable",
-  );
-  button.addEventListener("click", () =>
-    busy(button, async () => {
-      try {
-        const { data } = await context.api("PATCH /api/admin/webhooks/{id}", {
-          id: webhook.id,
-          data: { enabled: !webhook.enabled },
-        });
-        context.flash(`Webhook “${data.name}” ${data.enabled ? "enabled" : "disabled"}.`);
-        done(data);
-      } catch (error) {
-        const message = context.fail(error);
-        if (message !== undefined) context.flash(message, "error");
-      }
-    }),
-  );
-  return button;
-}
-
-/** Queues a WEBHOOK_TEST delivery to one webhook. */
-export function testButton(
-  context: ViewContext,
-  webhook: Webhook,
-  done?: (deliveryId: number) => void,
-): HTMLButtonElement {
-  const button = h("button", { type: "button", class: "secondary" }, "Send test event");
-  button.addEventListener("click", () =>
-    busy(button, async () => {
-      try {
-        const { data } = await context.api("POST /api/admin/webhooks/{id}/test", {
-          id: webhook.id,
-        });
-        context.flash(`Test event queued for “${webhook.name}” as delivery ${data.deliveryId}.`);
-        done?.(data.deliveryId);
-      } catch (error) {
-        const message = context.fail(error);
-        if (message !== undefined) context.flash(message, "error");
-      }
-    }),
-  );
-  return button;
-}
-
-export function deleteButton(
-  context: ViewContext,
-  webhook: Webhook,
-  done: () => void,
-): HTMLSpanElement {
-  return confirmButton(
-    "Delete",
-    "Delete this webhook and drop its queued deliveries?",
-    async () => {
-      try {
-        await context.api("DELETE /api/admin/webhooks/{id}", { id: webhook.id });
-        context.flash(`Webhook “${webhook.name}” deleted.`);
-        done();
-      } catch (error) {
-        const message = context.fail(error);
-        if (message !== undefined) context.flash(message, "error");
-      }
-    },
-  );
-}
-
-/** The subscribed events as tags: a few by name, then how many more. */
-function eventTags(events: readonly string[]): HTMLElement {
-  if (events.includes("*")) return h("span", { class: "muted" }, "all events, later ones too");
-  if (events.length === EVENT_NAMES.length) return h("span", { class: "muted" }, "all events");
-  const shown = events.length > 3 ? events.slice(0, 2) : events;
-  return h(
-    "ul",
-    { class: "tags", title: events.join(", ") },
-    shown.map((event) => h("li", null, event)),
-    shown.length < events.length ? h("li", { class: "more" }, `+${events.length - 2} more`) : null,
-  );
-}
-
-export const webhooksView: View = async (context) => {
-  const { root } = context;
-  root.append(
-    h("h1", null, "Outbound webhooks"),
-    h("p", { class: "crumbs" }, link("/admin/deliveries", "Search deliveries across endpoints →")),
-  );
-  const reveal = takeRevealedSecret();
-  if (reveal) root.append(reveal);
-  const listHolder = h("div", { class: "list", "aria-live": "polite" }, h("p", null, "Loading…"));
-  root.append(listHolder);
-
-  let webhooks: Webhook[];
-  try {
-    webhooks = await paginate.all(context.api, "GET /api/admin/webhooks", { limit: 200 });
-  } catch (error) {
-    if (isStatus(error, 403, "enterprise_required")) {
-      replaceChildren(listHolder, enterpriseNotice());
-      return;
-    }
-    const message = context.fail(error);
-    if (message !== undefined) replaceChildren(listHolder, h("p", { class: "error" }, message));
-    return;
-  }
-
-  const refresh = (): void => context.navigate("/admin/webhooks");
-  const banner = autoDisabledBanner(webhooks);
-  if (banner) listHolder.before(banner);
-  if (webhooks.length === 0) {
-    replaceChildren(listHolder, h("p", { class: "empty" }, "No webhooks yet: create one below."));
-  } else {
-    replaceChildren(
-      listHolder,
-      table(
-        ["Name", "URL", "Events", "State", "Health", "Actions"],
-        webhooks.map((webhook) =>
-          row(
-            [
-              link(`/admin/webhooks/${webhook.id}`, webhook.name),
-              h("code", { class: "url" }, webhook.url),
-              eventTags(webhook.events),
-              stateBadge(webhook),
-              healthCell(webhook),
-              h(
-                "span",
-                { class: "actions" },
-                toggleButton(context, webhook, refresh),
-                testButton(context, webhook),
-                deleteButton(context, webhook, refresh),
-              ),
-            ],
-            { "data-webhook-id": webhook.id },
-          ),
-        ),
-        { id: "webhooks", class: "data responsive" },
-      ),
-    );
-  }
-
-  root.append(webhookForm(context));
-};
 
 /**
  * The endpoint form: empty to create one, filled in to edit `existing` (every field; the secret is
@@ -445,7 +226,7 @@ export function webhookForm(context: ViewContext, existing?: Webhook): HTMLEleme
               ...(headerSet === undefined || headerSet === null ? {} : { headers: headerSet }),
             },
           });
-          revealed = { webhookId: data.id, name: data.name, secret: secret.value };
+          revealSecret(data.id, data.name, secret.value);
           context.flash(`Webhook “${data.name}” created.`);
           context.navigate("/admin/webhooks");
           return;
@@ -469,8 +250,7 @@ export function webhookForm(context: ViewContext, existing?: Webhook): HTMLEleme
           id: existing.id,
           data: changes,
         });
-        if (changes.secret !== undefined)
-          revealed = { webhookId: data.id, name: data.name, secret: changes.secret };
+        if (changes.secret !== undefined) revealSecret(data.id, data.name, changes.secret);
         context.flash(`Webhook “${data.name}” saved.`);
         context.navigate(`/admin/webhooks/${data.id}`);
       } catch (failure) {

@@ -1,0 +1,89 @@
+// The outbound webhooks page: every endpoint with its state, health and actions, then the form
+// to create one.
+import { EVENT_NAMES, type Webhook } from "@parley/client/browser";
+import { isStatus, paginate } from "../api.js";
+import { link, type View } from "../context.js";
+import { h, replaceChildren, row, table } from "../dom.js";
+import {
+  deleteButton,
+  enterpriseNotice,
+  takeRevealedSecret,
+  testButton,
+  toggleButton,
+} from "./webhook-actions.js";
+import { webhookForm } from "./webhook-form.js";
+import { autoDisabledBanner, healthCell, stateBadge } from "./webhook-health.js";
+
+/** The subscribed events as tags: a few by name, then how many more. */
+function eventTags(events: readonly string[]): HTMLElement {
+  if (events.includes("*")) return h("span", { class: "muted" }, "all events, later ones too");
+  if (events.length === EVENT_NAMES.length) return h("span", { class: "muted" }, "all events");
+  const shown = events.length > 3 ? events.slice(0, 2) : events;
+  return h(
+    "ul",
+    { class: "tags", title: events.join(", ") },
+    shown.map((event) => h("li", null, event)),
+    shown.length < events.length ? h("li", { class: "more" }, `+${events.length - 2} more`) : null,
+  );
+}
+
+export const webhooksView: View = async (context) => {
+  const { root } = context;
+  root.append(
+    h("h1", null, "Outbound webhooks"),
+    h("p", { class: "crumbs" }, link("/admin/deliveries", "Search deliveries across endpoints →")),
+  );
+  const reveal = takeRevealedSecret();
+  if (reveal) root.append(reveal);
+  const listHolder = h("div", { class: "list", "aria-live": "polite" }, h("p", null, "Loading…"));
+  root.append(listHolder);
+
+  let webhooks: Webhook[];
+  try {
+    webhooks = await paginate.all(context.api, "GET /api/admin/webhooks", { limit: 200 });
+  } catch (error) {
+    if (isStatus(error, 403, "enterprise_required")) {
+      replaceChildren(listHolder, enterpriseNotice());
+      return;
+    }
+    const message = context.fail(error);
+    if (message !== undefined) replaceChildren(listHolder, h("p", { class: "error" }, message));
+    return;
+  }
+
+  const refresh = (): void => context.navigate("/admin/webhooks");
+  const banner = autoDisabledBanner(webhooks);
+  if (banner) listHolder.before(banner);
+  if (webhooks.length === 0) {
+    replaceChildren(listHolder, h("p", { class: "empty" }, "No webhooks yet: create one below."));
+  } else {
+    replaceChildren(
+      listHolder,
+      table(
+        ["Name", "URL", "Events", "State", "Health", "Actions"],
+        webhooks.map((webhook) =>
+          row(
+            [
+              link(`/admin/webhooks/${webhook.id}`, webhook.name),
+              h("code", { class: "url" }, webhook.url),
+              eventTags(webhook.events),
+              stateBadge(webhook),
+              healthCell(webhook),
+              h(
+                "span",
+                { class: "actions" },
+                toggleButton(context, webhook, refresh),
+                testButton(context, webhook),
+                deleteButton(context, webhook, refresh),
+              ),
+            ],
+            { "data-webhook-id": webhook.id },
+          ),
+        ),
+        { id: "webhooks", class: "data responsive" },
+      ),
+    );
+  }
+
+  root.append(webhookForm(context));
+};
