@@ -1,8 +1,7 @@
 import { sql, type Kysely } from "kysely";
 import client from "prom-client";
-import type { Database } from "../../../db/schema.js";
+import type { Circuit, Database } from "../../../db/schema.js";
 import type { AttemptOutcome } from "../transport/webhook-sender.js";
-import type { Circuit } from "./endpoint-circuits.js";
 
 /** What the dispatcher has out now, read at scrape time. */
 export interface SendsSnapshot {
