@@ -63,7 +63,7 @@ export async function createAppContext(
   const keys = await loadServerKeys(config, connection);
   const now = options.now ?? Date.now;
   const instanceId = `${process.pid}-${crypto.randomBytes(4).toString("hex")}`;
-  const spine = new EventSpine({
+  const { spine, announce } = EventSpine.create({
     dialect: connection.dialect,
     db: connection.db,
     outboundEnabled: config.edition === "enterprise",
@@ -72,7 +72,7 @@ export async function createAppContext(
   });
   return {
     config,
-    database: withUnitOfWork(connection, spine),
+    database: withUnitOfWork(connection, spine, announce),
     db: connection.db,
     dialect: connection.dialect,
     spine,

@@ -230,11 +230,11 @@ export async function insertMessageRow(
 /**
  * A post as one PostgreSQL statement (ParleyDatabase.statement): the room check, the sender's
  * right to post (a member; an integration whose token, when given, is still its enabled token),
- * the message, and the "emitting" row that makes the unit of work add the stream notification
- * and, in a room (not a direct message: "integrations" false), the fan-out of MESSAGE_CREATED. When a check fails
+ * the message, and the "emitting" row that makes the unit of work add MESSAGE_CREATED's stream
+ * notification and fan-out (to its audience: see EVENT_AUDIENCE). When a check fails
  * it inserts nothing and its answer says which (id null). Parameters: see postStatementValues.
  */
-export const POST_MESSAGE_CTES = `"room" as (select "kind", "deleted_at" from "rooms" where "id" = $1::bigint),
+export const POST_MESSAGE_CTES = `"room" as (select "deleted_at" from "rooms" where "id" = $1::bigint),
 "allowed" as (
   select 1 from "room"
   where "deleted_at" is null
@@ -250,8 +250,7 @@ export const POST_MESSAGE_CTES = `"room" as (select "kind", "deleted_at" from "r
     $8::bigint
   from "allowed"
   returning "id", "created_at"),
-"emitting" as (
-  select m."id", r."kind" = 'room' as "integrations" from "message" m cross join "room" r)`;
+"emitting" as (select "id" from "message")`;
 
 /** The answer's columns: whether the room is open, and the new message (null when refused). */
 export const POST_MESSAGE_ANSWER = `exists (select 1 from "room" where "deleted_at" is null) as "room_open",
@@ -267,11 +266,11 @@ export interface PostMessageAnswer {
  * Many posts as one PostgreSQL statement (the combined form of POST_MESSAGE_CTES, see
  * StatementBatcher): the same checks per post over "input" (one row per post, columns
  * POST_MESSAGE_COLUMNS), the message ids drawn in the posts' order, then the messages of the posts
- * whose checks passed, and the "emitting" rows (every post, "integrations" true in a room). A refused post inserts
+ * whose checks passed, and the "emitting" rows (one per message). A refused post inserts
  * nothing and its answer row says why (id null), as in the single form.
  */
 export const POST_MESSAGE_BATCH_CTES = `"checked" as (
-  select i."ord", r."kind", (r."id" is not null and r."deleted_at" is null) as "room_open",
+  select i."ord", (r."id" is not null and r."deleted_at" is null) as "room_open",
     (r."id" is not null and r."deleted_at" is null
       and (i."sender_user_id" is null or exists (
         select 1 from "room_members" m
@@ -292,9 +291,7 @@ export const POST_MESSAGE_BATCH_CTES = `"checked" as (
     i."sender_avatar_url", i."content", i."content_format", 'none', i."created_at"
   from "ids" d join "input" i on i."ord" = d."ord"
   returning "id", "created_at"),
-"emitting" as (
-  select d."ord", d."id", c."kind" = 'room' as "integrations"
-  from "ids" d join "checked" c on c."ord" = d."ord")`;
+"emitting" as (select "ord", "id" from "ids")`;
 
 /** The combined form's answer: POST_MESSAGE_ANSWER's columns, one row per post ("ord"). */
 export const POST_MESSAGE_BATCH_ANSWER = `select c."ord", c."room_open", m."id", m."created_at"

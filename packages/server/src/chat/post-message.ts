@@ -1,4 +1,5 @@
 import type { AppContext } from "../app-context.js";
+import { writesInOneStatement } from "../db/dialect.js";
 import { AppError } from "../errors/app-error.js";
 import { eventData } from "../events/event-catalogue.js";
 import { insertModerationFlag } from "../moderation-queue/moderation-flags-repository.js";
@@ -108,8 +109,8 @@ function roomNotFound(roomId: number): AppError {
  * rendered text (blocked content is never stored), AI moderation on both, then ONE unit of work
  * that writes the message and emits its events (on PostgreSQL, when moderation lets it through,
  * one statement: see docs/architecture.md, "The write path of a post").
- * MESSAGE_CREATED fires for visible messages of rooms (not of DMs); a QUARANTINED message is hidden pending review and
- * fires only its moderation event (MESSAGE_CREATED follows if a reviewer approves it).
+ * MESSAGE_CREATED fires for visible messages (its audience, in the catalogue, keeps a DM's from
+ * integrations); a QUARANTINED message is hidden pending review and fires only its moderation event (MESSAGE_CREATED follows if a reviewer approves it).
  */
 export async function postMessage(
   ctx: AppContext,
@@ -154,7 +155,7 @@ export async function postMessage(
   // sharing its commit with the posts that arrive with it. The same checks, rows, events and
   // errors as the transaction below, which SQLite (in process, no round trips) and the rarer
   // posts take.
-  if (!moderation && ctx.database.dialect === "postgres") {
+  if (!moderation && writesInOneStatement(ctx.database.dialect)) {
     const now = ctx.now();
     return ctx.database.statement<PostMessageAnswer, PostedMessage>({
       name: "parley_post_message",
@@ -212,9 +213,7 @@ export async function postMessage(
       moderation_status: moderation?.status ?? "none",
     });
 
-    // A direct message is private to its two members: their live streams get it, integrations
-    // hear of it only once it is promoted to a room (moderation events still fire, for the
-    // reviewers; they carry no content).
+    // Who hears it (in a DM, its members' streams only) is the catalogue's rule: EVENT_AUDIENCE.
     if (moderation?.status !== "QUARANTINED") {
       await tx.emit(
         "MESSAGE_CREATED",
@@ -225,7 +224,6 @@ export async function postMessage(
           createdAt: message.created_at,
           inboundWebhookId: sender.type === "integration" ? sender.inboundWebhookId : null,
         }),
-        { integrations: room.kind === "room" },
       );
     }
     if (moderation) {

@@ -133,8 +133,9 @@ export async function joinRoom(
 }
 
 /**
- * Leaves a room or direct message, and its call; fires USER_LEFT_ROOM for a room. Leaving a DM
- * closes it for good: the pair opens a new one with POST /api/dms.
+ * Leaves a room or direct message, and its call; fires USER_LEFT_ROOM (in a DM, heard by its
+ * members' streams only: EVENT_AUDIENCE). Leaving a DM closes it for good: the pair opens a new
+ * one with POST /api/dms.
  */
 export async function leaveRoom(ctx: AppContext, actor: Principal, roomId: number): Promise<void> {
   await ctx.database.transaction(async (tx) => {
@@ -143,11 +144,8 @@ export async function leaveRoom(ctx: AppContext, actor: Principal, roomId: numbe
       throw new AppError("not_a_member", `you are not a member of room ${roomId}`);
     // No longer a member, so no longer in its call either (where they could still signal).
     await leaveCallIn(ctx, tx, roomId, actor);
-    if (room.kind === "dm") {
-      await clearDmKey(tx.db, roomId);
-      // Integrations never heard of this DM (it fires nothing until promoted): nothing to announce.
-      return;
-    }
+    // Leaving a DM closes it for good.
+    if (room.kind === "dm") await clearDmKey(tx.db, roomId);
     await tx.emit(
       "USER_LEFT_ROOM",
       eventData.roomMembership({ roomId, username: actor.username, via: "membership" }),
@@ -155,7 +153,10 @@ export async function leaveRoom(ctx: AppContext, actor: Principal, roomId: numbe
   });
 }
 
-/** The creator deletes their room (or a DM they opened); fires ROOM_DELETED for a room. */
+/**
+ * The creator deletes their room (or a DM they opened); fires ROOM_DELETED (in a DM, heard by its
+ * members' streams only).
+ */
 export async function deleteRoom(ctx: AppContext, actor: Principal, roomId: number): Promise<void> {
   await ctx.database.transaction(async (tx) => {
     const room = await findLiveRoom(tx.db, roomId);
@@ -164,7 +165,6 @@ export async function deleteRoom(ctx: AppContext, actor: Principal, roomId: numb
     }
     if (!(await markRoomDeleted(tx.db, roomId, ctx.now())))
       throw new AppError("not_found", `no room ${roomId}`);
-    if (room.kind === "dm") return;
     await tx.emit("ROOM_DELETED", eventData.roomDeleted({ roomId, deletedBy: actor.username }));
   });
 }

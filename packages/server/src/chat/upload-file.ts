@@ -70,7 +70,7 @@ export async function uploadFile(
     await scanOrReject(ctx, actor, roomId, received, fileName, fileType);
     return await ctx.database.transaction(async (tx) => {
       // The room may have been deleted, or the uploader removed, while the bytes arrived.
-      const room = await roomForMember(tx.db, roomId, actor);
+      await roomForMember(tx.db, roomId, actor);
       const now = ctx.now();
       const fileId = await insertFileRow(tx.db, {
         room_id: roomId,
@@ -92,9 +92,9 @@ export async function uploadFile(
         uploadedBy: actor.username,
         createdAt: isoTime(now),
       };
-      // A DM's files, like its messages, stay between its members until it is promoted.
-      if (room.kind === "room")
-        await tx.emit("FILE_UPLOADED", eventData.fileUploaded({ ...view, fileId: view.id }));
+      // A DM's files, like its messages, stay between its members until it is promoted: the
+      // event's audience (EVENT_AUDIENCE) keeps them from integrations.
+      await tx.emit("FILE_UPLOADED", eventData.fileUploaded({ ...view, fileId: view.id }));
       await fs.promises.rename(received.tempPath, received.finalPath);
       return view;
     });

@@ -37,3 +37,54 @@ export function isForeignKeyViolation(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
   return code === "23503" || code === "SQLITE_CONSTRAINT_FOREIGNKEY";
 }
+
+/**
+ * How the fan-out's SQL (webhooks/outbound/delivery-engine/queue-deliveries.ts) spells the few
+ * expressions the two databases write differently; the statement itself is written once.
+ */
+export interface SqlSpelling {
+  /** Whether a numbered parameter may occur several times in one text (`$1`); `?` may not. */
+  readonly reusesParameters: boolean;
+  /** The placeholder of the k-th parameter (from 1), of the PostgreSQL type `type`. */
+  parameter(k: number, type: string): string;
+  /** True when the text `needle` occurs in the text `haystack`. */
+  contains(haystack: string, needle: string): string;
+  /** A FROM item: the strings of the JSON array `json`, as the column "value" of `alias`. */
+  jsonStrings(json: string, alias: string): string;
+  /** An integer as text, to concatenate. */
+  text(integer: string): string;
+  /** An integer as text, zero-padded to `width` digits. */
+  zeroPadded(integer: string, width: number): string;
+}
+
+const SPELLINGS: Record<DialectName, SqlSpelling> = {
+  sqlite: {
+    reusesParameters: false,
+    parameter: () => "?",
+    contains: (haystack, needle) => `instr(${haystack}, ${needle}) > 0`,
+    jsonStrings: (json, alias) => `json_each(${json}) ${alias}`,
+    text: (integer) => integer,
+    zeroPadded: (integer, width) => `printf('%0${width}d', ${integer})`,
+  },
+  postgres: {
+    reusesParameters: true,
+    parameter: (k, type) => `$${k}::${type}`,
+    contains: (haystack, needle) => `strpos(${haystack}, ${needle}) > 0`,
+    jsonStrings: (json, alias) => `jsonb_array_elements_text(${json}::jsonb) ${alias}("value")`,
+    text: (integer) => `${integer}::text`,
+    zeroPadded: (integer, width) => `lpad(${integer}::text, ${width}, '0')`,
+  },
+};
+
+export function sqlSpelling(dialect: DialectName): SqlSpelling {
+  return SPELLINGS[dialect];
+}
+
+/**
+ * Whether a unit of work can be ONE statement of data-modifying CTEs (`ParleyDatabase.statement`,
+ * the post's common path): PostgreSQL. SQLite has no data-modifying CTEs, and runs in process, so
+ * it has no round trips to save.
+ */
+export function writesInOneStatement(dialect: DialectName): boolean {
+  return dialect === "postgres";
+}

@@ -1,27 +1,18 @@
 import crypto from "node:crypto";
 import type { Kysely, Transaction } from "kysely";
-import type { DeliverableEvent, EventDataMap, EventName } from "../events/event-catalogue.js";
-import { STATEMENT_HOLE, type StatementEmit } from "../events/event-spine.js";
+import type { EventDataMap, EventName } from "../events/event-catalogue.js";
+import {
+  STATEMENT_HOLE,
+  type Announce,
+  type CommittedEvent,
+  type Outbox,
+  type SingleDelivery,
+} from "../events/outbox.js";
 import { TransactionBatcher } from "./batched-transactions.js";
 import type { DialectName } from "./dialect.js";
 import type { DatabaseConnection } from "./open-database.js";
 import type { Database } from "./schema.js";
 import { StatementBatcher, type CombinedForm, type NamedStatement } from "./statement-batcher.js";
-
-/** One delivery to one endpoint, outside the subscriptions (the test event, a redelivery). */
-export interface SingleDelivery {
-  webhookId: number;
-  event: DeliverableEvent;
-  /** The exact body bytes to send, frozen now. */
-  body: string;
-  /** When the body's envelope was stamped, so the row and the envelope agree. Default: now. */
-  enqueuedAt?: number;
-  /** The event id to keep (a redelivery, a recovery). Default: a new one. */
-  eventId?: string;
-  /** Copied from the original delivery, for the delivery search. */
-  roomId?: number | null;
-  messageId?: number | null;
-}
 
 /**
  * A unit of work: the transaction every domain write goes through. Repositories take `tx.db`;
@@ -31,12 +22,12 @@ export interface SingleDelivery {
 export interface Tx {
   readonly db: Transaction<Database>;
   /**
-   * Fans `event` out to every enabled endpoint subscribed to it, in this transaction, and to the
-   * live stream after the commit. With `{ integrations: false }` only the live stream hears of it
-   * (its subscribers are the room's members): what happens in a direct message, which outbound
-   * webhooks never see until it is promoted to a room.
+   * Emits `event`: queued, in this transaction, for every enabled endpoint that hears it, and told
+   * to the live stream once committed. Who hears it is the event's audience in the catalogue
+   * (EVENT_AUDIENCE: what happens in a direct message reaches its members' streams, and outbound
+   * webhooks only for the safety and admin events), never the caller's choice.
    */
-  emit<E extends EventName>(event: E, data: EventDataMap[E], scope?: EmitScope): Promise<void>;
+  emit<E extends EventName>(event: E, data: EventDataMap[E]): Promise<void>;
   /** Queues one delivery to one endpoint in this transaction; answers its id. */
   enqueue(delivery: SingleDelivery): Promise<number>;
   /**
@@ -44,40 +35,6 @@ export interface Tx {
    * again): after the commit, every process's dispatcher is woken as for new deliveries.
    */
   deliveriesDue(): void;
-}
-
-/** Who hears of an emitted event. */
-export interface EmitScope {
-  /** False: no outbound deliveries, only the live stream. Default true. */
-  integrations?: boolean;
-}
-
-/**
- * What the unit of work needs from the event spine: the outbox statements, run inside the
- * transaction, and the announcement of what committed. The spine implements it.
- */
-export interface Outbox {
-  fanOut<E extends EventName>(
-    trx: Transaction<Database>,
-    event: E,
-    data: EventDataMap[E],
-    scope?: EmitScope,
-  ): Promise<number>;
-  enqueue(trx: Transaction<Database>, delivery: SingleDelivery): Promise<number>;
-  /** The same fan-out and in-transaction notifications as CTEs of one PostgreSQL statement. */
-  emitInStatement<E extends EventName>(
-    event: E,
-    data: EventDataMap[E],
-    firstParam: number,
-  ): StatementEmit;
-  /** The same for a statement that runs several units at once (one event's data per unit). */
-  emitInBatchStatement<E extends EventName>(
-    event: E,
-    datas: ReadonlyArray<EventDataMap[E]>,
-    firstParam: number,
-  ): StatementEmit;
-  /** After a commit: `events` were emitted and `queued` deliveries became due. */
-  committed(events: ReadonlyArray<CommittedEvent>, queued: number): void;
 }
 
 /** The event a single-statement unit emits, its data given the id the statement inserted. */
@@ -96,9 +53,8 @@ export interface StatementUnit<Row, T> {
   /**
    * The statement's own CTEs (without `with`), parameters $1..$n. When `emit` is given, the last
    * one is named "emitting" and has at most one row, whose column "id" is the value the event's
-   * data needs (the id of the row inserted): the event is emitted when that row exists. Its
-   * boolean column "integrations" says whether outbound endpoints hear of it (`EmitScope`); the
-   * live stream always does.
+   * data needs (the id of the row inserted): the event is emitted when that row exists, to the
+   * audience the catalogue gives it.
    * The text must be fixed (values go in `values`), and must write nothing when the unit refuses
    * (its checks fail): `settle` then throws the refusal.
    */
@@ -129,17 +85,12 @@ export interface CombinedStatement {
   /**
    * CTEs over "input" that run every unit at once, with the checks of each, writing nothing for a
    * unit whose checks fail. When `emit` is given, the last one is named "emitting", with columns
-   * "ord", "id" and "integrations": a row per unit that emits its event. Parameters $1..$n are the
+   * "ord" and "id": a row per unit that emits its event. Parameters $1..$n are the
    * value arrays.
    */
   ctes: string;
   /** A query over the CTEs: one row per unit, its column "ord" and the columns of `answer`. */
   answer: string;
-}
-
-export interface CommittedEvent {
-  event: EventName;
-  data: unknown;
 }
 
 /** The database as the domain uses it: the connection plus the one way to write. */
@@ -165,10 +116,25 @@ export interface ParleyDatabase extends DatabaseConnection {
    * its own transaction, in one round trip.
    */
   statement<Row, T>(unit: StatementUnit<Row, T>): Promise<T>;
+  /**
+   * For the one writer that opens its own transaction, to keep its round trips (the delivery
+   * engine's recording: one statement that commits by itself for a batch of successes, see
+   * record-attempts.ts): `work` gets `join`, which makes a unit of work of a transaction it opened,
+   * with the same `emit`. Its events are announced when `work` resolves, which it does only once
+   * that transaction committed (a rollback throws, and announces nothing).
+   */
+  joined<T>(work: (join: (trx: Transaction<Database>) => Tx) => Promise<T>): Promise<T>;
 }
 
-/** Binds a connection to the outbox: the database every service writes through. */
-export function withUnitOfWork(connection: DatabaseConnection, outbox: Outbox): ParleyDatabase {
+/**
+ * Binds a connection to the outbox: the database every service writes through. `announce` is
+ * called after each commit, by this runner alone.
+ */
+export function withUnitOfWork(
+  connection: DatabaseConnection,
+  outbox: Outbox,
+  announce: Announce,
+): ParleyDatabase {
   const run = transactionRunner(connection.db, connection.dialect);
   const statements = connection.pgPool ? new StatementBatcher(connection.pgPool) : undefined;
   const names = new Map<string, string>();
@@ -179,26 +145,15 @@ export function withUnitOfWork(connection: DatabaseConnection, outbox: Outbox): 
     pgPool: connection.pgPool,
     close: () => connection.close(),
     async transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
-      let queued = 0;
-      const emitted: CommittedEvent[] = [];
-      const result = await run((trx) =>
-        work({
-          db: trx,
-          async emit(event, data, scope) {
-            queued += await outbox.fanOut(trx, event, data, scope);
-            emitted.push({ event, data });
-          },
-          async enqueue(delivery) {
-            const id = await outbox.enqueue(trx, delivery);
-            queued += 1;
-            return id;
-          },
-          deliveriesDue() {
-            queued += 1;
-          },
-        }),
-      );
-      outbox.committed(emitted, queued);
+      const unit = new Unit(outbox);
+      const result = await run((trx) => work(unit.over(trx)));
+      unit.announceTo(announce);
+      return result;
+    },
+    async joined<T>(work: (join: (trx: Transaction<Database>) => Tx) => Promise<T>): Promise<T> {
+      const unit = new Unit(outbox);
+      const result = await work((trx) => unit.over(trx));
+      unit.announceTo(announce);
       return result;
     },
     async statement<Row, T>(unit: StatementUnit<Row, T>): Promise<T> {
@@ -223,10 +178,41 @@ export function withUnitOfWork(connection: DatabaseConnection, outbox: Outbox): 
         unit.emit && emittedId !== null
           ? [{ event: unit.emit.event, data: unit.emit.data(emittedId) }]
           : [];
-      outbox.committed(events, Number(row.queued));
+      announce(events, Number(row.queued));
       return result;
     },
   };
+}
+
+/** What one unit of work emitted and queued, announced after its commit. */
+class Unit {
+  private queued = 0;
+  private readonly emitted: CommittedEvent[] = [];
+
+  constructor(private readonly outbox: Outbox) {}
+
+  /** The unit's `Tx` over the transaction `trx`. */
+  over(trx: Transaction<Database>): Tx {
+    return {
+      db: trx,
+      emit: async (event, data) => {
+        this.queued += await this.outbox.fanOut(trx, event, data);
+        this.emitted.push({ event, data });
+      },
+      enqueue: async (delivery) => {
+        const id = await this.outbox.enqueue(trx, delivery);
+        this.queued += 1;
+        return id;
+      },
+      deliveriesDue: () => {
+        this.queued += 1;
+      },
+    };
+  }
+
+  announceTo(announce: Announce): void {
+    announce(this.emitted, this.queued);
+  }
 }
 
 /** The statement's full text (its CTEs, then the outbox's) and values, named after its text. */

@@ -11,6 +11,7 @@ import type {
   AdminUserActionData,
   DeliverableEvent,
   EventDataMap,
+  EventName,
   FileInfectionDetectedData,
   FileUploadedData,
   MessageCreatedData,
@@ -135,6 +136,46 @@ export const eventData = {
     return { message: input.message, requestedBy: input.requestedBy };
   },
 };
+
+/**
+ * Who hears an event: its audience, declared here once for every event and applied in one place
+ * each (callers of `tx.emit` only name the event and its data).
+ *
+ * - `outbound`: the enabled endpoints subscribed to the event hear it (`subscribers`), or only
+ *   when the room its `roomId` names is not a direct message (`subscribers-outside-dms`): a DM is
+ *   private to its two members until it is promoted to a room. The fan-out's SQL predicate applies it
+ *   (webhooks/outbound/delivery-engine/queue-deliveries.ts). The safety and admin events reach
+ *   webhooks for a DM too: they carry no content.
+ * - `stream`: what the live stream does with it (realtime/stream-frames.ts `streamAudience`): an
+ *   event frame to the connections subscribed to its room (`room`; only members can subscribe,
+ *   so a DM's events reach its two members), the end of the room's subscriptions without a frame
+ *   (`room-end`), the end of the named user's connections (`user-end`), or nothing (`none`).
+ */
+export interface EventAudience {
+  readonly outbound: "subscribers" | "subscribers-outside-dms";
+  readonly stream: "room" | "room-end" | "user-end" | "none";
+}
+
+export const EVENT_AUDIENCE = {
+  MESSAGE_CREATED: { outbound: "subscribers-outside-dms", stream: "room" },
+  USER_JOINED_ROOM: { outbound: "subscribers-outside-dms", stream: "room" },
+  USER_LEFT_ROOM: { outbound: "subscribers-outside-dms", stream: "room" },
+  ROOM_CREATED: { outbound: "subscribers-outside-dms", stream: "none" },
+  ROOM_DELETED: { outbound: "subscribers-outside-dms", stream: "room" },
+  FILE_UPLOADED: { outbound: "subscribers-outside-dms", stream: "none" },
+  FILE_INFECTION_DETECTED: { outbound: "subscribers", stream: "none" },
+  ADMIN_USER_DISABLED: { outbound: "subscribers", stream: "user-end" },
+  ADMIN_USER_DELETED: { outbound: "subscribers", stream: "user-end" },
+  ADMIN_ROOM_DELETED: { outbound: "subscribers", stream: "room-end" },
+  MESSAGE_AUTO_MODERATION_FLAGGED: { outbound: "subscribers", stream: "none" },
+  MESSAGE_AUTO_MODERATION_QUARANTINED: { outbound: "subscribers", stream: "none" },
+  WEBHOOK_ENDPOINT_DISABLED: { outbound: "subscribers", stream: "none" },
+} as const satisfies { readonly [E in EventName]: EventAudience };
+
+/** The events of one stream audience (`room`: those sent as event frames). */
+export type EventsHeardByStream<A extends EventAudience["stream"]> = {
+  [E in EventName]: (typeof EVENT_AUDIENCE)[E]["stream"] extends A ? E : never;
+}[EventName];
 
 const SAMPLE_TIME = "2026-11-22T10:00:00.000Z";
 const sampleModeration: ModerationEventData = {

@@ -1,10 +1,21 @@
 import { CompiledQuery, type Kysely, type Transaction } from "kysely";
-import type { DialectName } from "../db/dialect.js";
+import { sqlSpelling, type DialectName } from "../db/dialect.js";
 import type { Database } from "../db/schema.js";
-import type { CommittedEvent, EmitScope, Outbox, SingleDelivery } from "../db/unit-of-work.js";
+import {
+  queueDeliveries,
+  queueDeliveriesSql,
+} from "../webhooks/outbound/delivery-engine/queue-deliveries.js";
 import { envelopeAround } from "./build-envelope.js";
 import { eventIdFor, newEventIdPrefix } from "./event-id.js";
-import type { EventDataMap, EventName } from "./event-catalogue.js";
+import { EVENT_AUDIENCE, type EventDataMap, type EventName } from "./event-catalogue.js";
+import {
+  STATEMENT_HOLE,
+  type Announce,
+  type CommittedEvent,
+  type Outbox,
+  type SingleDelivery,
+  type StatementEmit,
+} from "./outbox.js";
 
 /** PostgreSQL channel that wakes idle dispatchers in every process when deliveries are queued. */
 export const DELIVERIES_CHANNEL = "parley_deliveries";
@@ -14,12 +25,6 @@ export const DELIVERIES_CHANNEL = "parley_deliveries";
 const NOTIFY_SQL = `select pg_notify('${DELIVERIES_CHANNEL}', $1)`;
 const NOTIFY_IN_TRANSACTION_SQL = "select pg_notify($1, $2)";
 
-/**
- * What a single-statement unit of work puts in the place of a value only its statement knows (the
- * id of the row it inserts) when it describes the event it emits; the spine splits the envelope
- * and the notification payloads around it. Printed the same by JSON.stringify and String().
- */
-export const STATEMENT_HOLE = Number.MAX_SAFE_INTEGER;
 const HOLE_TEXT = String(STATEMENT_HOLE);
 
 /** `text` split around its one occurrence of the hole. */
@@ -28,51 +33,6 @@ function splitAtHole(text: string): [string, string] {
   if (parts.length !== 2) throw new Error("the event data must hold the statement's hole once");
   return [parts[0]!, parts[1]!];
 }
-
-/** The PostgreSQL CTEs that emit an event inside one statement (see `emitInStatement`). */
-export interface StatementEmit {
-  /** CTEs, to follow the statement's own (`, ` + sql); they read the CTE named "emitting". */
-  sql: string;
-  /** Their parameters, numbered from the `firstParam` given. */
-  values: unknown[];
-  /** An expression over the CTEs: how many deliveries were queued. */
-  queued: string;
-  /** An expression to select in the answer: it makes the notification CTEs run. */
-  notified: string;
-}
-
-// Fan-out runs in every write that emits: ONE statement finds the enabled endpoints subscribed to
-// the event and inserts a delivery for each, its body built around the endpoint's id (see
-// envelopeAround) and its event id made of the event's prefix and the endpoint's id (see
-// event-id.ts). `events` holds the endpoint's JSON array of event names, so the quoted name occurs
-// in it exactly when the endpoint names the event; an endpoint with wildcards also has
-// `event_prefixes`, the JSON array of their prefixes, searched only for such endpoints. An endpoint
-// with a room filter (`,3,17,`) takes an event that carries a roomId only when the filter holds
-// `,<roomId>,`; events without a roomId pass. Plain SQL per dialect, fixed text: nothing to build
-// per call, and one round trip on PostgreSQL instead of a select and an insert.
-const FAN_OUT_COLUMNS = `"webhook_id", "event", "body", "status", "attempts", "next_attempt_at",
-  "locked_until", "locked_by", "last_response_status", "created_at", "updated_at", "event_id",
-  "room_id", "message_id"`;
-const FAN_OUT_SQL: Record<DialectName, string> = {
-  sqlite: `insert into "webhook_deliveries" (${FAN_OUT_COLUMNS})
-    select "id", ?, ? || "id" || ?, 'PENDING', 0, ?, null, null, null, ?, ?,
-      ? || printf('%010d', "id"), ?, ?
-    from "webhooks"
-    where "enabled" = 1
-      and (instr("events", ?) > 0 or ("event_prefixes" is not null and exists (
-        select 1 from json_each("event_prefixes") p where substr(?, 1, length(p.value)) = p.value)))
-      and ("room_filter" is null or ? is null or instr("room_filter", ?) > 0)`,
-  postgres: `insert into "webhook_deliveries" (${FAN_OUT_COLUMNS})
-    select "id", $1::varchar, $2::text || "id"::text || $3::text, 'PENDING', 0, $4::bigint, null,
-      null, null, $4::bigint, $4::bigint, $5::text || lpad("id"::text, 10, '0'), $6::bigint,
-      $7::bigint
-    from "webhooks"
-    where "enabled" = 1
-      and (strpos("events", $8::text) > 0 or ("event_prefixes" is not null and exists (
-        select 1 from jsonb_array_elements_text("event_prefixes"::jsonb) p(prefix)
-        where left($1::text, length(p.prefix)) = p.prefix)))
-      and ("room_filter" is null or $9::text is null or strpos("room_filter", $9::text) > 0)`,
-};
 
 /** data.roomId / data.messageId when the event has them (integers), else null. */
 function idField(data: unknown, field: "roomId" | "messageId"): number | null {
@@ -115,7 +75,7 @@ export interface EventSpineOptions {
  * (`ctx.database.transaction`, db/unit-of-work.ts); its `tx.emit` runs `fanOut` here inside the
  * transaction, inserting one PENDING delivery per enabled endpoint subscribed to the event, with
  * its body frozen, so the rows commit or roll back with the chat write. After the commit the unit
- * of work calls `committed`: listeners (the dispatcher, metrics) are told, and on PostgreSQL a
+ * of work announces it (the function `create` hands it): listeners (the dispatcher, metrics) are told, and on PostgreSQL a
  * NOTIFY wakes the other processes too.
  *
  * The NOTIFY is sent after the commit, on its own, and coalesced: one NOTIFY in flight at a time,
@@ -138,7 +98,13 @@ export class EventSpine implements Outbox {
   private notifyAgain = false;
   private notifyChain: Promise<void> = Promise.resolve();
 
-  constructor(options: EventSpineOptions) {
+  /** A spine, and the announcement of what committed, for the unit of work (withUnitOfWork). */
+  static create(options: EventSpineOptions): { spine: EventSpine; announce: Announce } {
+    const spine = new EventSpine(options);
+    return { spine, announce: (events, queued) => spine.#committed(events, queued) };
+  }
+
+  private constructor(options: EventSpineOptions) {
     this.dialect = options.dialect;
     this.notifyDb = options.dialect === "postgres" ? options.db : undefined;
     this.outboundEnabled = options.outboundEnabled;
@@ -146,12 +112,14 @@ export class EventSpine implements Outbox {
     this.notify = CompiledQuery.raw(NOTIFY_SQL, [options.instanceId ?? ""]);
   }
 
-  /** Queues deliveries of `event` for every subscribed, enabled endpoint. Returns how many. */
+  /**
+   * Queues deliveries of `event` for every enabled endpoint that hears it (subscribed, and of the
+   * event's audience: EVENT_AUDIENCE, applied by queue-deliveries.ts). Returns how many.
+   */
   async fanOut<E extends EventName>(
     trx: Transaction<Database>,
     event: E,
     data: EventDataMap[E],
-    scope?: EmitScope,
   ): Promise<number> {
     for (const hook of this.inTransactionHooks) {
       const notification = hook(event, data);
@@ -163,23 +131,18 @@ export class EventSpine implements Outbox {
           ]),
         );
     }
-    if (!this.outboundEnabled || scope?.integrations === false) return 0;
+    if (!this.outboundEnabled) return 0;
     const now = this.now();
     const { prefix, suffix } = envelopeAround(event, now, data);
-    const roomId = idField(data, "roomId");
-    const messageId = idField(data, "messageId");
-    const eventIdPrefix = `evt_${newEventIdPrefix(now)}`;
-    const quoted = JSON.stringify(event);
-    const roomKey = roomId === null ? null : `,${roomId},`;
-    const parameters =
-      this.dialect === "postgres"
-        ? [event, prefix, suffix, now, eventIdPrefix, roomId, messageId, quoted, roomKey]
-        : [
-            ...[event, prefix, suffix, now, now, now, eventIdPrefix, roomId, messageId, quoted],
-            ...[event, roomKey, roomKey],
-          ];
-    const result = await trx.executeQuery(CompiledQuery.raw(FAN_OUT_SQL[this.dialect], parameters));
-    return Number(result.numAffectedRows ?? 0);
+    return queueDeliveries(trx, this.dialect, EVENT_AUDIENCE[event].outbound, {
+      event,
+      prefix,
+      suffix,
+      at: now,
+      eventIdPrefix: `evt_${newEventIdPrefix(now)}`,
+      roomId: idField(data, "roomId"),
+      messageId: idField(data, "messageId"),
+    });
   }
 
   /**
@@ -294,21 +257,26 @@ export class EventSpine implements Outbox {
         roomId === STATEMENT_HOLE
           ? `(',' || e."id"::text || ',')`
           : param(roomId === null ? null : `,${roomId},`, "text");
-      const eventName = param(event, "varchar");
       const at = param(now, "bigint");
-      ctes.push(`"parley_deliveries" as (
-  insert into "webhook_deliveries" (${FAN_OUT_COLUMNS})
-  select w."id", ${eventName}, ${param(prefix, "text")} || w."id"::text || ${param(dataBefore, "text")} || e."id"::text || ${param(dataAfter, "text")},
-    'PENDING', 0, ${at}, null, null, null, ${at}, ${at},
-    ${param(`evt_${newEventIdPrefix(now)}`, "text")} || lpad(w."id"::text, 10, '0'),
-    ${idOrHole(roomId)}, ${idOrHole(idField(data, "messageId"))}
-  from ${rows} cross join "webhooks" w
-  where w."enabled" = 1 and e."integrations"
-    and (strpos(w."events", ${param(JSON.stringify(event), "text")}) > 0 or (w."event_prefixes" is not null and exists (
-      select 1 from jsonb_array_elements_text(w."event_prefixes"::jsonb) p(prefix)
-      where left(${eventName}::text, length(p.prefix)) = p.prefix)))
-    and (w."room_filter" is null or ${roomKey} is null or strpos(w."room_filter", ${roomKey}) > 0)
-  returning 1)`);
+      const body =
+        `${param(prefix, "text")} || w."id"::text || ` +
+        `${param(dataBefore, "text")} || e."id"::text || ${param(dataAfter, "text")}`;
+      const insert = queueDeliveriesSql(
+        sqlSpelling("postgres"),
+        `${rows} cross join "webhooks" w`,
+        body,
+        {
+          event: param(event, "varchar"),
+          quoted: param(JSON.stringify(event), "text"),
+          roomKey,
+          roomId: idOrHole(roomId),
+          messageId: idOrHole(idField(data, "messageId")),
+          at,
+          eventIdPrefix: param(`evt_${newEventIdPrefix(now)}`, "text"),
+        },
+        EVENT_AUDIENCE[event].outbound,
+      );
+      ctes.push(`"parley_deliveries" as (\n  ${insert}\n  returning 1)`);
       queued = `(select count(*) from "parley_deliveries")`;
     }
     return {
@@ -359,11 +327,11 @@ export class EventSpine implements Outbox {
   }
 
   /**
-   * Called by the unit of work after the commit of a transaction that emitted `events` and made
-   * `queued` deliveries due. Services never call it: writing through `ctx.database.transaction`
-   * is what announces their events.
+   * After the commit of a unit of work that emitted `events` and made `queued` deliveries due.
+   * Private: `EventSpine.create` hands it to the unit of work alone, so only a committed unit
+   * announces (services write through `ctx.database.transaction`).
    */
-  committed(events: ReadonlyArray<CommittedEvent>, queued: number): void {
+  #committed(events: ReadonlyArray<CommittedEvent>, queued: number): void {
     for (const { event, data } of events)
       for (const listener of this.emittedListeners) listener(event, data);
     if (queued === 0) return;

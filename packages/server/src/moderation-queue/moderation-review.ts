@@ -3,7 +3,6 @@ import type { AppContext } from "../app-context.js";
 import type { Principal } from "../auth/principal.js";
 import { setModerationStatus } from "../chat/messages-repository.js";
 import { renderMessage } from "../chat/rendering/render-message.js";
-import { findRoomRow } from "../chat/rooms-repository.js";
 import { keysetSlice, type KeysetSlice } from "../db/keyset-slice.js";
 import type { ModerationFlagsTable } from "../db/schema.js";
 import { AppError } from "../errors/app-error.js";
@@ -107,8 +106,7 @@ export async function reviewFlag(
       flag.message_id,
       decision === "approved" ? "APPROVED" : "REJECTED",
     );
-    const room = await findRoomRow(tx.db, message.room_id);
-    // As when it was posted: a DM's message reaches its members' streams, not integrations.
+    // As when it was posted, its audience is the catalogue's (a DM's: its members' streams).
     if (decision === "approved" && flag.status === "QUARANTINED") {
       await tx.emit(
         "MESSAGE_CREATED",
@@ -119,7 +117,6 @@ export async function reviewFlag(
           createdAt: message.created_at,
           inboundWebhookId: message.inbound_webhook_id,
         }),
-        { integrations: room?.kind === "room" },
       );
     }
     return toFlagView((await findFlagViewRow(tx.db, flagId))!);

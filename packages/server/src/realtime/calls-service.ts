@@ -13,7 +13,7 @@ import {
 import type { AppContext } from "../app-context.js";
 import type { Principal } from "../auth/principal.js";
 import { findLiveRoom, roomForMember } from "../chat/room-access.js";
-import { findRoomRow, isMember } from "../chat/rooms-repository.js";
+import { isMember } from "../chat/rooms-repository.js";
 import { AppError } from "../errors/app-error.js";
 import type { Database } from "../db/schema.js";
 import type { IceServer } from "../config/load-config.js";
@@ -43,7 +43,7 @@ export async function joinCall(
   actor: Principal,
   roomId: number,
 ): Promise<CallView> {
-  const room = await roomForMember(ctx.db, roomId, actor);
+  await roomForMember(ctx.db, roomId, actor);
   return ctx.database.transaction(async (tx) => {
     const now = ctx.now();
     await insertCallIfNone(tx.db, {
@@ -51,19 +51,17 @@ export async function joinCall(
       callId: `call_${crypto.randomBytes(12).toString("base64url")}`,
       startedAt: now,
     });
-    const callId = (await lockCallId(tx.db, ctx.dialect, roomId))!;
+    const callId = (await lockCallId(tx.db, roomId))!;
     const joined = await insertCallParticipant(tx.db, {
       roomId,
       userId: actor.userId,
       username: actor.username,
       joinedAt: now,
     });
-    // In a direct message only its two members' live streams hear of the call.
     if (joined)
       await tx.emit(
         "USER_JOINED_ROOM",
         eventData.roomMembership({ roomId, username: actor.username, via: "call" }),
-        { integrations: room.kind === "room" },
       );
     return { callId, participants: await listCallParticipants(tx.db, roomId) };
   });
@@ -71,7 +69,7 @@ export async function joinCall(
 
 /**
  * Takes the user out of the room's call inside `tx` (fires USER_LEFT_ROOM via "call" when they
- * were in it; in a direct message to the live stream only); the call ends with its last participant.
+ * were in it); the call ends with its last participant.
  * Used by the leave route, when the user leaves the room, and when their presence in it ends.
  */
 export async function leaveCallIn(
@@ -80,12 +78,11 @@ export async function leaveCallIn(
   roomId: number,
   user: { userId: number; username: string },
 ): Promise<boolean> {
-  if ((await lockCallId(tx.db, ctx.dialect, roomId)) === undefined) return false;
+  if ((await lockCallId(tx.db, roomId)) === undefined) return false;
   if (!(await deleteCallParticipant(tx.db, roomId, user.userId))) return false;
   await tx.emit(
     "USER_LEFT_ROOM",
     eventData.roomMembership({ roomId, username: user.username, via: "call" }),
-    { integrations: (await findRoomRow(tx.db, roomId))?.kind === "room" },
   );
   if ((await listCallParticipants(tx.db, roomId)).length === 0) await deleteCall(tx.db, roomId);
   return true;

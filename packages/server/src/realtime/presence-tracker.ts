@@ -1,8 +1,4 @@
-import type { Kysely } from "kysely";
 import type { AppContext } from "../app-context.js";
-import { findRoomRow } from "../chat/rooms-repository.js";
-import type { EmitScope } from "../db/unit-of-work.js";
-import type { Database } from "../db/schema.js";
 import { eventData } from "../events/event-catalogue.js";
 import { leaveCallIn } from "./calls-service.js";
 import {
@@ -93,7 +89,6 @@ export class PresenceTracker {
           await tx.emit(
             "USER_JOINED_ROOM",
             eventData.roomMembership({ roomId, username: user.username, via: "presence" }),
-            await integrationsHear(tx.db, roomId),
           );
       });
     });
@@ -180,7 +175,6 @@ export class PresenceTracker {
                 username: ended.username,
                 via: "presence",
               }),
-              await integrationsHear(tx.db, ended.room_id),
             );
           }
         });
@@ -218,12 +212,4 @@ export class PresenceTracker {
       );
     }
   }
-}
-
-/**
- * Presence in a direct message reaches its two members' live streams only: outbound webhooks hear
- * nothing of a DM until it is promoted to a room (as for its messages and calls).
- */
-async function integrationsHear(db: Kysely<Database>, roomId: number): Promise<EmitScope> {
-  return { integrations: (await findRoomRow(db, roomId))?.kind === "room" };
 }

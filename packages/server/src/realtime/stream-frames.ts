@@ -1,4 +1,10 @@
-import type { EventName } from "../events/event-catalogue.js";
+import {
+  EVENT_AUDIENCE,
+  EVENT_NAMES,
+  isEventName,
+  type EventAudience,
+  type EventsHeardByStream,
+} from "../events/event-catalogue.js";
 
 /** The WebSocket subprotocol of GET /api/stream (docs/realtime.md). */
 export const STREAM_PROTOCOL = "parley.v1";
@@ -18,26 +24,32 @@ export const CLOSE = {
 /** The contract's 5 s for the first (auth) frame. */
 export const AUTH_TIMEOUT_MS = 5_000;
 
-/** The events a subscribed room's connections receive as `event` frames. */
-export const STREAM_EVENTS = [
-  "MESSAGE_CREATED",
-  "USER_JOINED_ROOM",
-  "USER_LEFT_ROOM",
-  "ROOM_DELETED",
-] as const satisfies readonly EventName[];
-export type StreamEventName = (typeof STREAM_EVENTS)[number];
-
-/** Events that end a user's connections: their tokens stop working. */
-export const USER_ENDING_EVENTS: readonly string[] = ["ADMIN_USER_DISABLED", "ADMIN_USER_DELETED"];
-export function endsUser(event: string): boolean {
-  return USER_ENDING_EVENTS.includes(event);
+/**
+ * The stream's side of each event's audience (EVENT_AUDIENCE in the catalogue), the one check
+ * both buses make: `room` events are sent as `event` frames to the connections subscribed to
+ * their room (its members: a DM's reach its two members), `room-end` ends those subscriptions,
+ * `user-end` ends the named user's connections (their tokens stop working).
+ */
+export function streamAudience(event: string): EventAudience["stream"] {
+  return isEventName(event) ? EVENT_AUDIENCE[event].stream : "none";
 }
 
+/** The events a subscribed room's connections receive as `event` frames. */
+export type StreamEventName = EventsHeardByStream<"room">;
+export const STREAM_EVENTS = EVENT_NAMES.filter(
+  (event): event is StreamEventName => EVENT_AUDIENCE[event].stream === "room",
+);
+
 /** Events the gateway follows: the stream events, and an admin's room deletion (ends subscriptions). */
-export type FollowedEventName = StreamEventName | "ADMIN_ROOM_DELETED";
-const FOLLOWED: readonly string[] = [...STREAM_EVENTS, "ADMIN_ROOM_DELETED"];
+export type FollowedEventName = EventsHeardByStream<"room" | "room-end">;
 export function isFollowedEvent(event: string): event is FollowedEventName {
-  return FOLLOWED.includes(event);
+  const audience = streamAudience(event);
+  return audience === "room" || audience === "room-end";
+}
+
+/** Events that end a user's connections: their tokens stop working. */
+export function endsUser(event: string): boolean {
+  return streamAudience(event) === "user-end";
 }
 
 /** What a client may send. Anything else answers `{"type":"error","code":"invalid_frame"}`. */

@@ -50,7 +50,7 @@ export function createDispatcher(
   const workerId = ctx.instanceId;
   const pgConfig = ctx.database.pgConfig;
   const queue = deliveryQueueOn(ctx.db, {
-    outbox: ctx.spine,
+    events: ctx.database,
     autoDisable: {
       minFailures: config.webhookAutoDisableMinFailures,
       afterMs: config.webhookAutoDisableAfterMs,

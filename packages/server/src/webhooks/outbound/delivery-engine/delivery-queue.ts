@@ -1,6 +1,6 @@
-import type { Kysely } from "kysely";
+import type { Kysely, Transaction } from "kysely";
 import type { Circuit, Database } from "../../../db/schema.js";
-import type { Outbox } from "../../../db/unit-of-work.js";
+import type { ParleyDatabase, Tx } from "../../../db/unit-of-work.js";
 import { eventData } from "../../../events/event-catalogue.js";
 import { claimDeliveries, type ClaimedDelivery, type ClaimOptions } from "./claim-deliveries.js";
 import { expireSecrets } from "./expire-secrets.js";
@@ -34,8 +34,11 @@ export interface DeliveryQueue {
 }
 
 export interface QueueHooks {
-  /** Where WEBHOOK_ENDPOINT_DISABLED is fanned out (the event spine). */
-  outbox?: Outbox;
+  /**
+   * The unit of work WEBHOOK_ENDPOINT_DISABLED is emitted through (ctx.database), in the
+   * recording's own transaction; without it the event is not emitted.
+   */
+  events?: Pick<ParleyDatabase, "joined">;
   autoDisable?: AutoDisableRule;
   /** After the commit: endpoints disabled by a 410 or the rule. */
   onDisabled?(disabled: readonly DisabledEndpoint[]): void;
@@ -48,34 +51,27 @@ export function deliveryQueueOn(db: Kysely<Database>, hooks: QueueHooks = {}): D
     claim: (options) => claimDeliveries(db, options),
     async record(attempts, options) {
       let disabled: DisabledEndpoint[] = [];
-      let queued = 0;
-      const transitions = await recordAttempts(db, attempts, {
-        ...options,
-        autoDisable: hooks.autoDisable,
-        async endpointsDisabled(trx, list) {
-          disabled = list;
-          queued = 0;
-          if (!hooks.outbox) return;
-          // Told to the other endpoints in the same transaction as the disable (outbox rule).
-          for (const endpoint of list)
-            queued += await hooks.outbox.fanOut(
-              trx,
-              "WEBHOOK_ENDPOINT_DISABLED",
-              eventData.webhookEndpointDisabled(endpoint),
-            );
-        },
-        ...(hooks.onRetryAfter ? { retryAfterHonoured: hooks.onRetryAfter } : {}),
-      });
-      if (disabled.length > 0) {
-        hooks.outbox?.committed(
-          disabled.map((endpoint) => ({
-            event: "WEBHOOK_ENDPOINT_DISABLED" as const,
-            data: eventData.webhookEndpointDisabled(endpoint),
-          })),
-          queued,
-        );
-        hooks.onDisabled?.(disabled);
-      }
+      // The recording opens its own transaction (its round trips are counted, record-attempts.ts);
+      // the unit of work joins it, so the event is emitted as every other one is, with the
+      // disable, and announced once it committed.
+      const record = (join?: (trx: Transaction<Database>) => Tx) =>
+        recordAttempts(db, attempts, {
+          ...options,
+          autoDisable: hooks.autoDisable,
+          async endpointsDisabled(trx, list) {
+            disabled = list;
+            if (!join) return;
+            const tx = join(trx);
+            for (const endpoint of list)
+              await tx.emit(
+                "WEBHOOK_ENDPOINT_DISABLED",
+                eventData.webhookEndpointDisabled(endpoint),
+              );
+          },
+          ...(hooks.onRetryAfter ? { retryAfterHonoured: hooks.onRetryAfter } : {}),
+        });
+      const transitions = await (hooks.events ? hooks.events.joined(record) : record());
+      if (disabled.length > 0) hooks.onDisabled?.(disabled);
       return transitions;
     },
     nextDueTime: (now) => nextDueTime(db, now),
