@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { redactUrl } from "../../../src/app.js";
+import { redactUrl } from "../../../src/plugins/redact-url.js";
 
 const TOKEN = "Xq3vK9_pL2mN8rT5wY7zA1bC4dE6fG0hJ-kMnOpQrSt";
 
