@@ -26,6 +26,7 @@ import Fastify from "fastify";
 import pg from "pg";
 import { createAppContext, type AppContext } from "../src/app-context.js";
 import { buildApp } from "../src/app.js";
+import { startRealtimeWork } from "../src/background-work.js";
 import { loadConfig } from "../src/config/load-config.js";
 import { openDatabase } from "../src/db/open-database.js";
 import { newEventIdPrefix } from "../src/events/event-id.js";
@@ -165,6 +166,8 @@ async function serveParley(
   );
   const ctx = await createAppContext(config, { database });
   const app = await buildApp(ctx, { logger: false });
+  // As the server runs it: on PostgreSQL, every emitting commit also sends the stream's NOTIFY.
+  const realtime = await startRealtimeWork(ctx, app.stream, app.log);
   await app.listen({ port: 0, host: "127.0.0.1" });
 
   const hook = shared ?? (await createPostingFixtures(ctx));
@@ -185,6 +188,7 @@ async function serveParley(
         stored: { messages: Number(messages?.n), deliveries: Number(deliveries?.n) },
       });
       await app.close();
+      await Promise.all(realtime.map((work) => work.stop()));
       await database.close();
       fs.rmSync(dataDir, { recursive: true, force: true });
       if (dialect === "postgres" && !shared) {

@@ -6,8 +6,9 @@ import Fastify, {
   type RouteOptions,
 } from "fastify";
 import type { AppContext } from "./app-context.js";
+import type { AppParts } from "./background-work.js";
 import type { Config } from "./config/load-config.js";
-import { createMetrics, type Metrics } from "./operations/metrics.js";
+import { createMetrics } from "./operations/metrics.js";
 import { operationsRoutes } from "./operations/operations-routes.js";
 import { httpMetrics } from "./plugins/http-metrics.js";
 import { jsonOnly } from "./plugins/json-only.js";
@@ -30,6 +31,7 @@ import { inboundWebhooksRoutes } from "./webhooks/inbound/inbound-routes.js";
 import { ingestRoutes } from "./webhooks/inbound/ingest-routes.js";
 import { adminUiRoutes } from "./http/admin-ui-routes.js";
 import { realtimeRoutes } from "./realtime/realtime-routes.js";
+import { createStreamGateway } from "./realtime/stream-gateway.js";
 import { chatUiRoutes } from "./chat-ui/chat-ui-routes.js";
 
 export interface BuildAppOptions {
@@ -38,8 +40,11 @@ export interface BuildAppOptions {
   onRoute?: (route: RouteOptions) => void;
 }
 
-/** The app, with the metrics registry its process's background work adds to. */
-export type ParleyApp = FastifyInstance & { metrics: Metrics };
+/**
+ * The app, with the parts its process's background work uses (background-work.ts): the metrics
+ * registry, and the live-stream gateway, which serves once the bus and presence run.
+ */
+export type ParleyApp = FastifyInstance & AppParts;
 
 /** Largest JSON body of a route that does not set its own `bodyLimit`. */
 export const DEFAULT_BODY_LIMIT = 16 * 1024;
@@ -85,7 +90,9 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   // and a file descriptor until the process runs out.
   app.server.maxConnections = ctx.config.httpMaxConnections;
   const metrics = createMetrics();
+  const stream = createStreamGateway(ctx, metrics.registry, { log: app.log });
   app.decorate("metrics", metrics);
+  app.decorate("stream", stream);
 
   await app.register(jsonOnly);
   await app.register(routeRules, { onRoute: options.onRoute });
@@ -107,7 +114,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   await app.register(inboundWebhooksRoutes, { ctx });
   await app.register(ingestRoutes, { ctx });
   await app.register(adminUiRoutes);
-  await app.register(realtimeRoutes, { ctx, metrics });
+  await app.register(realtimeRoutes, { ctx, stream });
   await app.register(chatUiRoutes);
 
   return app as unknown as ParleyApp;

@@ -24,12 +24,26 @@ export async function startServer(
   const ctx = await createAppContext(config);
   const app = await buildApp(ctx);
   const admin = await bootstrapAdmin(ctx);
-  await app.listen({ port: config.port, host: config.host });
+  // Before listening: the first socket accepted already follows the bus, with presence running.
+  const background: BackgroundWork[] = await startBackgroundWork(ctx, app, app.log);
+
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      await app.close();
+      await Promise.all(background.map((work) => work.stop()));
+      await ctx.database.close();
+    })());
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    await close();
+    throw error;
+  }
   const bound = app.server.address();
   const port = typeof bound === "object" && bound ? bound.port : config.port;
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
   const address = `http://${host}:${port}`;
-  const background: BackgroundWork[] = await startBackgroundWork(ctx, app.metrics, app.log);
 
   // One write for the whole banner, so that a reader of the output (a person, a supervisor, a
   // script waiting for the admin token) never sees the address without the lines that follow it.
@@ -45,13 +59,5 @@ export async function startServer(
     );
   }
   print(banner.join("\n"));
-
-  let closing: Promise<void> | undefined;
-  const close = () =>
-    (closing ??= (async () => {
-      await app.close();
-      await Promise.all(background.map((work) => work.stop()));
-      await ctx.database.close();
-    })());
   return { app, ctx, address, close };
 }

@@ -1,3 +1,4 @@
+import type client from "prom-client";
 import type { WebSocket } from "ws";
 import type { AppContext } from "../app-context.js";
 import { authenticateRequest } from "../auth/require-role.js";
@@ -24,7 +25,7 @@ import {
   type ClientFrame,
   type StreamErrorCode,
 } from "./stream-frames.js";
-import type { StreamMetrics } from "./stream-metrics.js";
+import { createStreamMetrics, type StreamMetrics } from "./stream-metrics.js";
 
 /** Recent MESSAGE_CREATED ids kept per room, in commit order, for resume (see resumePlan). */
 const HISTORY_PER_ROOM = 512;
@@ -39,9 +40,16 @@ interface Prefetched {
   present?: string[];
 }
 
+/**
+ * The process's realtime work the gateway serves with, started beside the dispatcher
+ * (background-work.ts): the bus it follows and publishes signals on, and presence.
+ */
+export interface RealtimeParts {
+  readonly bus: RealtimeBus;
+  readonly presence: PresenceTracker;
+}
+
 export interface StreamGatewayOptions {
-  bus: RealtimeBus;
-  presence: PresenceTracker;
   metrics: StreamMetrics;
   log: { warn(object: object, message: string): void };
   /** Unread bytes a client may have before it is dropped as too slow. Default 4 MiB. */
@@ -72,6 +80,7 @@ export class StreamGateway {
   private pingTimer: NodeJS.Timeout | undefined;
   private reauthTimer: NodeJS.Timeout | undefined;
   private reauthenticating: Promise<void> = Promise.resolve();
+  private parts: RealtimeParts | undefined;
 
   constructor(
     private readonly ctx: AppContext,
@@ -84,8 +93,13 @@ export class StreamGateway {
     );
   }
 
-  async start(): Promise<void> {
-    await this.options.bus.start(
+  /**
+   * Serves with the process's bus and presence: follows the bus (starting it) and pings idle
+   * sockets. Until then, sockets are turned away.
+   */
+  async start(parts: RealtimeParts): Promise<void> {
+    this.parts = parts;
+    await parts.bus.start(
       (message) => this.onBusMessage(message),
       () => this.restartAll(),
     );
@@ -97,7 +111,10 @@ export class StreamGateway {
     this.reauthTimer.unref();
   }
 
-  /** Closes every socket (going away) and waits for the frames and presence writes in flight. */
+  /**
+   * Closes every socket (going away) and waits for the frames in flight. The bus and presence are
+   * stopped by their owner, after this.
+   */
   async stop(): Promise<void> {
     clearInterval(this.pingTimer);
     clearInterval(this.reauthTimer);
@@ -106,7 +123,6 @@ export class StreamGateway {
       connection.close(CLOSE.goingAway, "server shutting down");
     for (const connection of [...this.connections]) this.remove(connection);
     await Promise.all(this.chains.values());
-    await this.options.bus.close();
   }
 
   get connectionCount(): number {
@@ -135,6 +151,10 @@ export class StreamGateway {
     );
     if (socket.protocol !== STREAM_PROTOCOL) {
       connection.close(CLOSE.protocolError, `use the ${STREAM_PROTOCOL} subprotocol`);
+      return;
+    }
+    if (!this.parts) {
+      connection.close(CLOSE.serviceRestart, "the live stream is not running yet; reconnect");
       return;
     }
     this.connections.add(connection);
@@ -243,7 +263,7 @@ export class StreamGateway {
     if (!subscribers) this.rooms.set(roomId, (subscribers = new Set()));
     subscribers.add(connection);
 
-    await this.options.presence.connect(roomId, principal);
+    await this.running().presence.connect(roomId, principal);
     const present = await presentIn(this.ctx.db, roomId);
     connection.sendJson({ type: "subscribed", roomId, present });
     if (after !== undefined) {
@@ -316,7 +336,7 @@ export class StreamGateway {
     const subscribers = this.rooms.get(roomId);
     subscribers?.delete(connection);
     if (subscribers?.size === 0) this.rooms.delete(roomId);
-    void this.options.presence.disconnect(roomId, connection.principal!.userId);
+    void this.running().presence.disconnect(roomId, connection.principal!.userId);
   }
 
   private async signal(connection: StreamConnection, roomId: number, to: string, payload: unknown) {
@@ -330,7 +350,13 @@ export class StreamGateway {
       this.error(connection, "signal_too_large", { roomId, limit: MAX_SIGNAL_PAYLOAD_BYTES });
       return;
     }
-    await this.options.bus.publish({ kind: "signal", roomId, from, to, payload });
+    await this.running().bus.publish({ kind: "signal", roomId, from, to, payload });
+  }
+
+  /** The bus and presence; a socket is accepted only once they run (start()). */
+  private running(): RealtimeParts {
+    if (!this.parts) throw new Error("the stream gateway has not been started");
+    return this.parts;
   }
 
   private remove(connection: StreamConnection): void {
@@ -501,4 +527,20 @@ export class StreamGateway {
       connection.socket.ping();
     }
   }
+}
+
+/** A gateway with its instruments on `registry`: counters, and gauges read from it at scrape time. */
+export function createStreamGateway(
+  ctx: AppContext,
+  registry: client.Registry,
+  options: Omit<StreamGatewayOptions, "metrics">,
+): StreamGateway {
+  const holder: { gateway?: StreamGateway } = {};
+  const metrics = createStreamMetrics(registry, {
+    connections: () => holder.gateway?.connectionCount ?? 0,
+    subscriptions: () => holder.gateway?.subscriptionCount ?? 0,
+    bufferedBytes: () => holder.gateway?.bufferedBytes() ?? 0,
+  });
+  holder.gateway = new StreamGateway(ctx, { ...options, metrics });
+  return holder.gateway;
 }

@@ -13,7 +13,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startBackgroundWork, type BackgroundWork } from "../../src/background-work.js";
+import { startDeliveryWork, type BackgroundWork } from "../../src/background-work.js";
 import { createTestApp, type TestApp } from "../helpers/build-app.js";
 import { SQLITE } from "../helpers/dialects.js";
 import { startReceiver, type Receiver } from "../helpers/receiver.js";
@@ -39,7 +39,7 @@ describe("admin UI doc screenshots", { tags: ["chromium"] }, () => {
     [t, receiver] = await Promise.all([createTestApp(SQLITE), startReceiver()]);
     await t.app.listen({ port: 0, host: "127.0.0.1" });
     origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-    work = await startBackgroundWork(t.ctx, t.app.metrics);
+    work = startDeliveryWork(t.ctx, t.app.metrics);
   });
   afterAll(async () => {
     for (const part of work ?? []) await part.stop();

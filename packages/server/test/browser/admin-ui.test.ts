@@ -21,7 +21,7 @@ import {
   it,
   onTestFinished,
 } from "vitest";
-import { startBackgroundWork, type BackgroundWork } from "../../src/background-work.js";
+import { startDeliveryWork, type BackgroundWork } from "../../src/background-work.js";
 import { createTestApp, type TestApp } from "../helpers/build-app.js";
 import { SQLITE } from "../helpers/dialects.js";
 import { startReceiver, type Receiver } from "../helpers/receiver.js";
@@ -76,7 +76,7 @@ describe("admin UI in Chromium", { tags: ["chromium"] }, () => {
     ]);
     await t.app.listen({ port: 0, host: "127.0.0.1" });
     origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-    work = await startBackgroundWork(t.ctx, t.app.metrics);
+    work = startDeliveryWork(t.ctx, t.app.metrics);
   });
 
   afterAll(async () => {

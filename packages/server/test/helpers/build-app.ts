@@ -1,12 +1,11 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { FastifyInstance } from "fastify";
 import { createAppContext, type AppContext } from "../../src/app-context.js";
-import { buildApp, type BuildAppOptions } from "../../src/app.js";
+import { buildApp, type BuildAppOptions, type ParleyApp } from "../../src/app.js";
+import { startRealtimeWork } from "../../src/background-work.js";
 import { loadConfig, type ConfigOverrides } from "../../src/config/load-config.js";
 import type { UserRole } from "../../src/db/schema.js";
-import type { Metrics } from "../../src/operations/metrics.js";
 import { SQLITE, type TestDialect } from "./dialects.js";
 
 export interface TestUser {
@@ -18,7 +17,7 @@ export interface TestUser {
 }
 
 export interface TestApp {
-  readonly app: FastifyInstance & { metrics: Metrics };
+  readonly app: ParleyApp;
   readonly ctx: AppContext;
   readonly dataDir: string;
   readonly admin: TestUser;
@@ -58,6 +57,8 @@ export async function createTestApp(
   const ctx = await createAppContext(config, { database: testDb.database });
   const app = await buildApp(ctx, { ...appOptions, logger: false });
   await app.ready();
+  // As the server does, minus the dispatcher (tests that deliver start it: startDeliveryWork).
+  const realtime = await startRealtimeWork(ctx, app.stream, app.log);
 
   const user = async (role: UserRole = "user", username?: string): Promise<TestUser> => {
     const now = Date.now();
@@ -92,6 +93,7 @@ export async function createTestApp(
     user,
     async close() {
       await app.close();
+      await Promise.all(realtime.map((work) => work.stop()));
       await testDb.cleanup();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },

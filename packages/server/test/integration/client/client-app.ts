@@ -1,5 +1,5 @@
 import { request, type RequestInterface } from "@parley/client";
-import { startBackgroundWork, type BackgroundWork } from "../../../src/background-work.js";
+import { startDeliveryWork, type BackgroundWork } from "../../../src/background-work.js";
 import type { ConfigOverrides } from "../../../src/config/load-config.js";
 import { createTestApp, type TestApp, type TestUser } from "../../helpers/build-app.js";
 import type { TestDialect } from "../../helpers/dialects.js";
@@ -27,7 +27,7 @@ export async function startClientApp(
   const t = await createTestApp(dialect, { ...FAST_KNOBS, ...options.config });
   const baseUrl = await t.app.listen({ port: 0, host: "127.0.0.1" });
   const background: BackgroundWork[] = options.deliveries
-    ? await startBackgroundWork(t.ctx, t.app.metrics)
+    ? startDeliveryWork(t.ctx, t.app.metrics)
     : [];
   const api = request.defaults({ baseUrl });
   const as = (user: TestUser) =>

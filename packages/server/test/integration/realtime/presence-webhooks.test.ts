@@ -1,6 +1,6 @@
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { startBackgroundWork, type BackgroundWork } from "../../../src/background-work.js";
+import { startDeliveryWork, type BackgroundWork } from "../../../src/background-work.js";
 import { createTestApp, type TestApp, type TestUser } from "../../helpers/build-app.js";
 import { describeEachDialect } from "../../helpers/dialects.js";
 import { startReceiver, type Receiver } from "../../helpers/receiver.js";
@@ -31,7 +31,7 @@ describeEachDialect("presence events to outbound webhooks on $name", (dialect) =
     ]);
     await t.app.listen({ port: 0, host: "127.0.0.1" });
     origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-    work = await startBackgroundWork(t.ctx, t.app.metrics);
+    work = startDeliveryWork(t.ctx, t.app.metrics);
     dana = await t.user("user", `dana-${dialect.name}`);
     const room = await t.app.inject({
       method: "POST",
