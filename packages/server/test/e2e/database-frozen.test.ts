@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it, onTestFinished } from "vitest";
 import { openDatabase } from "../../src/db/open-database.js";
-import { callApi } from "../helpers/fixtures.js";
+import { apiFor } from "../helpers/fixtures.js";
 import { startPrivatePostgres } from "../helpers/private-postgres.js";
 import { killAllServers, spawnServer } from "../helpers/spawn-server.js";
 import { waitFor } from "../helpers/wait-for.js";
@@ -43,13 +43,13 @@ describe("a frozen PostgreSQL", { tags: ["postgres", "postgres-binaries"] }, () 
     onTestFinished((context) => {
       if (context.task.result?.state === "fail") console.error(server.output());
     });
-    const admin = { url: server.url, token: server.adminToken! };
-    const room = await callApi(admin, "POST", "/api/rooms", { name: "frozen" });
-    const created = await callApi(admin, "POST", "/api/admin/inbound-webhooks", {
-      roomId: (room.json as { id: number }).id,
+    const admin = apiFor({ url: server.url, token: server.adminToken! });
+    const { data: room } = await admin("POST /api/rooms", { name: "frozen" });
+    const { data: created } = await admin("POST /api/admin/inbound-webhooks", {
+      roomId: room.id,
       displayName: "Sender",
     });
-    const ingestUrl = `${server.url}/api/public/webhooks/ingest/${(created.json as { token: string }).token}`;
+    const ingestUrl = `${server.url}/api/public/webhooks/ingest/${created.token}`;
     const post = (content: string) =>
       timedFetch(ingestUrl, {
         method: "POST",

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, onTestFinished } from "vitest";
-import { callApi } from "../helpers/fixtures.js";
+import { apiFor } from "../helpers/fixtures.js";
 import { killAllServers, spawnServer } from "../helpers/spawn-server.js";
 import { mountTmpfs } from "../helpers/tmpfs.js";
 import { waitFor } from "../helpers/wait-for.js";
@@ -21,13 +21,13 @@ describe("a full disk under SQLite", { tags: ["root"] }, () => {
     onTestFinished((context) => {
       if (context.task.result?.state === "fail") console.error(server.output());
     });
-    const admin = { url: server.url, token: server.adminToken! };
-    const room = await callApi(admin, "POST", "/api/rooms", { name: "full" });
-    const created = await callApi(admin, "POST", "/api/admin/inbound-webhooks", {
-      roomId: (room.json as { id: number }).id,
+    const admin = apiFor({ url: server.url, token: server.adminToken! });
+    const { data: room } = await admin("POST /api/rooms", { name: "full" });
+    const { data: created } = await admin("POST /api/admin/inbound-webhooks", {
+      roomId: room.id,
       displayName: "Sender",
     });
-    const ingestUrl = `${server.url}/api/public/webhooks/ingest/${(created.json as { token: string }).token}`;
+    const ingestUrl = `${server.url}/api/public/webhooks/ingest/${created.token}`;
     // Messages of 8 KiB: each needs new pages in the write-ahead log.
     const post = async (n: number) => {
       const res = await fetch(ingestUrl, {

@@ -1,11 +1,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { callApi } from "../helpers/fixtures.js";
+import { apiFor } from "../helpers/fixtures.js";
 import type { Receiver } from "../helpers/receiver.js";
 import type { SpawnedServer } from "../helpers/spawn-server.js";
 import { waitFor } from "../helpers/wait-for.js";
-
-const call = (server: SpawnedServer, token: string, method: "POST", path: string, body?: unknown) =>
-  callApi({ url: server.url, token }, method, path, body);
 
 /**
  * Produces one ADMIN_USER_DISABLED event per name through the admin API (create a user, disable
@@ -42,20 +39,17 @@ export async function produceEvents(
         const server = servers[turn++ % servers.length]!;
         const username = suffix === 0 ? base : `${base}-r${suffix}`;
         suffix++;
-        const res = await call(server, token, "POST", "/api/admin/users", {
+        const { data } = await apiFor({ url: server.url, token })("POST /api/admin/users", {
           username,
           role: "user",
         });
-        if (res.status !== 201)
-          throw new Error(
-            `creating ${username} answered ${res.status}: ${JSON.stringify(res.json)}`,
-          );
-        return { id: (res.json as { id: number }).id, username };
+        return { id: data.id, username };
       });
       await attempt(async () => {
         const server = servers[turn++ % servers.length]!;
-        const res = await call(server, token, "POST", `/api/admin/users/${id.id}/disable`);
-        if (res.status !== 200) throw new Error(`disabling ${id.username} answered ${res.status}`);
+        await apiFor({ url: server.url, token })("POST /api/admin/users/{id}/disable", {
+          id: id.id,
+        });
       });
       acknowledged.push(id.username);
     }

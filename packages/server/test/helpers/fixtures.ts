@@ -5,6 +5,15 @@
  * under strict settings, a secret sealed with another key).
  */
 import crypto from "node:crypto";
+import {
+  request,
+  type CreateWebhookParams,
+  type FetchLike,
+  type RequestInterface,
+  type Room,
+  type Webhook,
+} from "@parley/client";
+import type { InjectOptions } from "fastify";
 import { sealSecret } from "../../src/config/secret-box.js";
 import type { EventName } from "../../src/events/event-catalogue.js";
 import type { TestApp, TestUser } from "./build-app.js";
@@ -12,33 +21,47 @@ import type { TestApp, TestUser } from "./build-app.js";
 /** A `parley serve` process reached over HTTP with a token, or an in-process app (as its admin). */
 export type ApiTarget = TestApp | { readonly url: string; readonly token: string };
 
-/** Calls the API and answers the status and the parsed JSON body (undefined when empty). */
-export async function callApi(
-  target: ApiTarget,
-  method: "GET" | "POST" | "PATCH" | "DELETE",
-  path: string,
-  body?: unknown,
-  as?: TestUser,
-): Promise<{ status: number; json: unknown }> {
+/**
+ * `@parley/client`'s `request`, bound to `target` and to `as`'s token (default: the admin's), so
+ * tests call the API as users do, with its typed routes; an answer other than 2xx throws its
+ * `RequestError`. An in-process app is called through `app.inject` (no port is opened), a
+ * `parley serve` process over HTTP.
+ */
+export function apiFor(target: ApiTarget, as?: TestUser): RequestInterface {
   if ("app" in target) {
-    const res = await target.app.inject({
-      method,
-      url: path,
+    return request.defaults({
+      baseUrl: IN_PROCESS,
       headers: (as ?? target.admin).headers,
-      ...(body === undefined ? {} : { payload: body as object }),
+      request: { fetch: injectFetch(target.app) },
     });
-    return { status: res.statusCode, json: res.body === "" ? undefined : res.json() };
   }
-  const res = await fetch(`${target.url}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${as?.token ?? target.token}`,
-      ...(body === undefined ? {} : { "content-type": "application/json" }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  return request.defaults({
+    baseUrl: target.url,
+    headers: { authorization: `Bearer ${as?.token ?? target.token}` },
   });
-  const text = await res.text();
-  return { status: res.status, json: text === "" ? undefined : JSON.parse(text) };
+}
+
+/** The base URL of calls to an in-process app: never resolved, `app.inject` answers them. */
+const IN_PROCESS = "http://parley.invalid";
+
+/** A fetch answered by `app.inject`. */
+function injectFetch(app: TestApp["app"]): FetchLike {
+  return async (input, init) => {
+    const url = new URL(input);
+    const res = await app.inject({
+      method: (init.method ?? "GET") as InjectOptions["method"],
+      url: `${url.pathname}${url.search}`,
+      headers: Object.fromEntries(new Headers(init.headers)),
+      ...(init.body == null ? {} : { payload: init.body as string }),
+    });
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(res.headers)) {
+      for (const item of Array.isArray(value) ? value : [value])
+        if (item !== undefined) headers.append(name, String(item));
+    }
+    const body = res.rawPayload.length === 0 ? null : new Uint8Array(res.rawPayload);
+    return new Response(body, { status: res.statusCode, headers });
+  };
 }
 
 /** Creates a room through the API, owned (and joined) by `owner`. */
@@ -46,11 +69,9 @@ export async function createRoom(
   target: TestApp,
   owner: TestUser = target.admin,
   name = `room-${crypto.randomBytes(4).toString("hex")}`,
-): Promise<{ id: number }> {
-  const res = await callApi(target, "POST", "/api/rooms", { name }, owner);
-  if (res.status !== 201)
-    throw new Error(`creating a room answered ${res.status}: ${JSON.stringify(res.json)}`);
-  return res.json as { id: number };
+): Promise<Room> {
+  const { data } = await apiFor(target, owner)("POST /api/rooms", { name });
+  return data;
 }
 
 export const SECRET = "whsec-Ut9x4kQm2Lp7Zr8VnB3c";
@@ -66,25 +87,15 @@ export function endpointBody(overrides: Record<string, unknown> = {}): Record<st
   };
 }
 
-export interface CreatedEndpoint {
-  id: number;
-  name: string;
-  url: string;
-  events: string[];
-  enabled: boolean;
-  createdAt: string;
-  updatedAt: string;
-}
-
-/** Creates an outbound endpoint through the admin API and fails loudly unless it answers 201. */
+/** Creates an outbound endpoint through the admin API (a `RequestError` unless it answers 201). */
 export async function createEndpoint(
   target: ApiTarget,
   overrides: Record<string, unknown> = {},
-): Promise<CreatedEndpoint> {
-  const res = await callApi(target, "POST", "/api/admin/webhooks", endpointBody(overrides));
-  if (res.status !== 201)
-    throw new Error(`creating the webhook answered ${res.status}: ${JSON.stringify(res.json)}`);
-  return res.json as CreatedEndpoint;
+): Promise<Webhook> {
+  const { data } = await apiFor(target)("POST /api/admin/webhooks", {
+    data: endpointBody(overrides) as CreateWebhookParams,
+  });
+  return data;
 }
 
 /**

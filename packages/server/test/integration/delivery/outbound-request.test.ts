@@ -7,7 +7,7 @@ import { sealSecret } from "../../../src/config/secret-box.js";
 import { buildEnvelope } from "../../../src/events/build-envelope.js";
 import { WEBHOOK_TEST } from "../../../src/events/event-catalogue.js";
 import { describeEachDialect } from "../../helpers/dialects.js";
-import { callApi, createEndpoint } from "../../helpers/fixtures.js";
+import { apiFor, createEndpoint } from "../../helpers/fixtures.js";
 import { startReceiver, type Receiver } from "../../helpers/receiver.js";
 import { waitFor } from "../../helpers/wait-for.js";
 import { expectedSignature, startDeliveryApp, type DeliveryApp } from "./delivery-fixture.js";
@@ -212,8 +212,9 @@ describeEachDialect("outbound delivery requests on $name", (dialect) => {
       expectedSignature("first-secret-0123456789", first!.body),
     );
 
-    const rotated = await callApi(d.t, "PATCH", `/api/admin/webhooks/${created.id}`, {
-      secret: "second-secret-0123456789",
+    const rotated = await apiFor(d.t)("PATCH /api/admin/webhooks/{id}", {
+      id: created.id,
+      data: { secret: "second-secret-0123456789" },
     });
     expect(rotated.status).toBe(200);
     await d.emitUser("after-rotation");

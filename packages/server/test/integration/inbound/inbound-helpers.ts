@@ -1,32 +1,21 @@
 import crypto from "node:crypto";
+import type { CreateInboundWebhookParams, InboundWebhookWithToken } from "@parley/client";
 import type { LightMyRequestResponse } from "fastify";
 import type { TestApp } from "../../helpers/build-app.js";
-import { createRoom } from "../../helpers/fixtures.js";
+import { apiFor, createRoom } from "../../helpers/fixtures.js";
 
-export interface CreatedWebhook {
-  id: number;
-  roomId: number;
-  token: string;
-  url: string;
-  slackUrl: string;
-  tokenLast8: string;
-  displayName: string;
-  avatarUrl: string | null;
-}
-
+/** Creates an inbound webhook through the admin API, in a new room unless `body.roomId` names one. */
 export async function createWebhook(
   t: TestApp,
-  body: Record<string, unknown> = {},
-): Promise<CreatedWebhook> {
-  const roomId = (body.roomId as number | undefined) ?? (await createRoom(t)).id;
-  const res = await t.app.inject({
-    method: "POST",
-    url: "/api/admin/inbound-webhooks",
-    headers: t.admin.headers,
-    payload: { roomId, displayName: "CI Bot", ...body },
+  body: Partial<CreateInboundWebhookParams> = {},
+): Promise<InboundWebhookWithToken> {
+  const roomId = body.roomId ?? (await createRoom(t)).id;
+  const { data } = await apiFor(t)("POST /api/admin/inbound-webhooks", {
+    displayName: "CI Bot",
+    ...body,
+    roomId,
   });
-  if (res.statusCode !== 201) throw new Error(`create failed: ${res.statusCode} ${res.body}`);
-  return res.json();
+  return data;
 }
 
 export function ingestPath(token: string, slack = false): string {

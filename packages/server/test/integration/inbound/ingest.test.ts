@@ -1,16 +1,10 @@
+import type { InboundWebhookWithToken } from "@parley/client";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../../helpers/build-app.js";
 import { describeEachDialect } from "../../helpers/dialects.js";
 import { hashIngestToken } from "../../../src/webhooks/inbound/ingest-token.js";
 import { createRoom } from "../../helpers/fixtures.js";
-import {
-  createWebhook,
-  ingest,
-  ingestPath,
-  messagesOf,
-  unknownToken,
-  type CreatedWebhook,
-} from "./inbound-helpers.js";
+import { createWebhook, ingest, ingestPath, messagesOf, unknownToken } from "./inbound-helpers.js";
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
@@ -22,7 +16,7 @@ function comparableHeaders(headers: Record<string, unknown>): Record<string, unk
 
 describeEachDialect("ingest on $name", (dialect) => {
   let t: TestApp;
-  let hook: CreatedWebhook;
+  let hook: InboundWebhookWithToken;
   const events: Array<{ event: string; data: Record<string, unknown> }> = [];
 
   beforeAll(async () => {

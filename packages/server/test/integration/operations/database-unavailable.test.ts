@@ -4,6 +4,7 @@ import path from "node:path";
 import SQLite from "better-sqlite3";
 import { sql } from "kysely";
 import pg from "pg";
+import type { InboundWebhookWithToken } from "@parley/client";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../../helpers/build-app.js";
 import {
@@ -11,12 +12,7 @@ import {
   TEST_DATABASE_URL,
   type TestDialect,
 } from "../../helpers/dialects.js";
-import {
-  createWebhook,
-  ingest,
-  ingestSlack,
-  type CreatedWebhook,
-} from "../inbound/inbound-helpers.js";
+import { createWebhook, ingest, ingestSlack } from "../inbound/inbound-helpers.js";
 
 /** The database time-out of these apps (PARLEY_DATABASE_TIMEOUT_MS), short for the test. */
 const TIMEOUT_MS = 500;
@@ -77,7 +73,7 @@ describeEachDialect("a write lock held by another connection, on $name", (dialec
   let t: TestApp;
   let dir: string;
   let file: string;
-  let webhook: CreatedWebhook;
+  let webhook: InboundWebhookWithToken;
 
   beforeAll(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "parley-locked-"));
