@@ -1,5 +1,6 @@
 import type { AppContext } from "../app-context.js";
 import { writesInOneStatement } from "../db/dialect.js";
+import type { StatementUnit } from "../db/unit-of-work.js";
 import { AppError } from "../errors/app-error.js";
 import { eventData } from "../events/event-catalogue.js";
 import { insertModerationFlag } from "../moderation-queue/moderation-flags-repository.js";
@@ -157,42 +158,9 @@ export async function postMessage(
   // posts take.
   if (!moderation && writesInOneStatement(ctx.database.dialect)) {
     const now = ctx.now();
-    return ctx.database.statement<PostMessageAnswer, PostedMessage>({
-      name: "parley_post_message",
-      ctes: POST_MESSAGE_CTES,
-      values: postStatementValues(row(now), tokenHash),
-      answer: POST_MESSAGE_ANSWER,
-      combined: {
-        columns: POST_MESSAGE_COLUMNS,
-        types: POST_MESSAGE_TYPES,
-        ctes: POST_MESSAGE_BATCH_CTES,
-        answer: POST_MESSAGE_BATCH_ANSWER,
-      },
-      emit: {
-        event: "MESSAGE_CREATED",
-        data: (messageId) =>
-          eventData.messageCreated({
-            roomId: input.roomId,
-            messageId,
-            senderId,
-            createdAt: now,
-            inboundWebhookId: sender.type === "integration" ? sender.inboundWebhookId : null,
-          }),
-      },
-      settle(answer) {
-        if (answer.id === null || answer.created_at === null) {
-          if (answer.room_open && sender.type === "user")
-            throw new AppError("not_a_member", `you are not a member of room ${input.roomId}`);
-          throw roomNotFound(input.roomId);
-        }
-        return {
-          id: answer.id,
-          roomId: input.roomId,
-          createdAt: answer.created_at,
-          moderationStatus: "none",
-        };
-      },
-    });
+    return ctx.database.statement(
+      postStatement(input, postStatementValues(row(now), tokenHash), now),
+    );
   }
 
   return ctx.database.transaction(async (tx) => {
@@ -263,4 +231,53 @@ export async function postMessage(
       moderationStatus: moderation?.status ?? "none",
     };
   });
+}
+
+/**
+ * The post as one statement (PostgreSQL, see ParleyDatabase.statement), for `values` =
+ * postStatementValues. test/unit/chat/post-statement.test.ts prints the SQL it assembles to.
+ */
+export function postStatement(
+  input: PostMessageInput,
+  values: unknown[],
+  now: number,
+): StatementUnit<PostMessageAnswer, PostedMessage> {
+  const sender = input.sender;
+  const senderId = sender.type === "user" ? sender.userId : null;
+  return {
+    name: "parley_post_message",
+    ctes: POST_MESSAGE_CTES,
+    values,
+    answer: POST_MESSAGE_ANSWER,
+    combined: {
+      columns: POST_MESSAGE_COLUMNS,
+      types: POST_MESSAGE_TYPES,
+      ctes: POST_MESSAGE_BATCH_CTES,
+      answer: POST_MESSAGE_BATCH_ANSWER,
+    },
+    emit: {
+      event: "MESSAGE_CREATED",
+      data: (messageId) =>
+        eventData.messageCreated({
+          roomId: input.roomId,
+          messageId,
+          senderId,
+          createdAt: now,
+          inboundWebhookId: sender.type === "integration" ? sender.inboundWebhookId : null,
+        }),
+    },
+    settle(answer) {
+      if (answer.id === null || answer.created_at === null) {
+        if (answer.room_open && sender.type === "user")
+          throw new AppError("not_a_member", `you are not a member of room ${input.roomId}`);
+        throw roomNotFound(input.roomId);
+      }
+      return {
+        id: answer.id,
+        roomId: input.roomId,
+        createdAt: answer.created_at,
+        moderationStatus: "none",
+      };
+    },
+  };
 }

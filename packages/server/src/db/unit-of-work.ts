@@ -216,7 +216,7 @@ class Unit {
 }
 
 /** The statement's full text (its CTEs, then the outbox's) and values, named after its text. */
-function statementOf<Row, T>(
+export function statementOf<Row, T>(
   unit: StatementUnit<Row, T>,
   outbox: Outbox,
   names: Map<string, string>,
@@ -248,7 +248,7 @@ interface UnitForm extends CombinedForm {
  * answer row per unit with its "ord". The deliveries queued are counted on the row of the last
  * unit that emitted (the others say 0), so the batch's wake-up is not lost with a refused unit.
  */
-function combinedStatementOf(
+export function combinedStatementOf(
   units: ReadonlyArray<StatementUnit<unknown, unknown>>,
   outbox: Outbox,
   names: Map<string, string>,

@@ -2,7 +2,7 @@ import { CompiledQuery, sql, type Kysely } from "kysely";
 import type pg from "pg";
 import { channelFor, listenOnChannel, type ChannelListener } from "../db/listen-channel.js";
 import type { Database } from "../db/schema.js";
-import type { EventSpine } from "../events/event-spine.js";
+import type { EventSpine, InTransactionHook } from "../events/event-spine.js";
 import type { BusMessage, BusSignal, RealtimeBus } from "./realtime-bus.js";
 import { endsUser, isFollowedEvent } from "./stream-frames.js";
 
@@ -72,16 +72,7 @@ export function createPostgresBus(options: PostgresBusOptions): RealtimeBus {
     async start(onMessage, onGap) {
       const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
       channel = channelFor(STREAM_CHANNEL, rows[0]?.schema ?? "public");
-      removeHook = spine.onEmitInTransaction((event, data) => {
-        if (isFollowedEvent(event))
-          return { channel, payload: JSON.stringify({ k: "e", e: event, d: data }) };
-        if (endsUser(event))
-          return {
-            channel,
-            payload: JSON.stringify({ k: "u", u: (data as { username: string }).username }),
-          };
-        return undefined;
-      });
+      removeHook = spine.onEmitInTransaction(streamNotification(channel));
       await listen(onMessage, onGap);
     },
     async publish(signal: BusSignal) {
@@ -101,6 +92,20 @@ export function createPostgresBus(options: PostgresBusOptions): RealtimeBus {
       await listener?.close();
       stopWaiting?.();
     },
+  };
+}
+
+/** The NOTIFY, sent inside the emitting transaction, that tells every process of `event`. */
+export function streamNotification(channel: string): InTransactionHook {
+  return (event, data) => {
+    if (isFollowedEvent(event))
+      return { channel, payload: JSON.stringify({ k: "e", e: event, d: data }) };
+    if (endsUser(event))
+      return {
+        channel,
+        payload: JSON.stringify({ k: "u", u: (data as { username: string }).username }),
+      };
+    return undefined;
   };
 }
 

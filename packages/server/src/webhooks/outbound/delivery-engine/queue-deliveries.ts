@@ -111,7 +111,7 @@ interface Prepared {
 const prepared = new Map<string, Prepared>();
 
 /** The fan-out's text for a dialect and an audience, built once. */
-function preparedFor(dialect: DialectName, audience: EventAudience["outbound"]): Prepared {
+export function preparedFor(dialect: DialectName, audience: EventAudience["outbound"]): Prepared {
   const key = `${dialect}/${audience}`;
   let found = prepared.get(key);
   if (found) return found;
