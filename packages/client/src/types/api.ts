@@ -1,5 +1,6 @@
 /**
- * The JSON shapes of Parley's HTTP API (DESIGN section 6). Ids are integers; timestamps are
+ * The JSON shapes of Parley's HTTP API (described in docs/chat-api.md and docs/webhooks.md; the
+ * reference is served at /docs, OpenAPI at /openapi.json). Ids are integers; timestamps are
  * ISO-8601 UTC strings with milliseconds.
  *
  * Each shape is the static type of its schema in `../wire/`, the schemas the server validates

@@ -96,7 +96,7 @@ const endpointFields = {
   enabled: Type.Optional(
     Type.Boolean({ description: "Default true. A disabled endpoint gets no new deliveries." }),
   ),
-  /** Default "parley": the spec's header only. */
+  /** Default "parley": `X-Webhook-Signature-256` only. */
   signatureScheme: Type.Optional(
     StringEnum(SIGNATURE_SCHEMES, {
       description:

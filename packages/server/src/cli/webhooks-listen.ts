@@ -15,7 +15,7 @@ export interface WebhooksListenOptions {
   json?: boolean;
 }
 
-/** The same bounds the API puts on an endpoint's secret (DESIGN section 6). */
+/** The same bounds the API puts on an endpoint's secret (docs/webhooks.md, "Endpoint fields"). */
 const SECRET_LENGTH = { min: 16, max: 1024 };
 
 /** Headers not to copy when forwarding: they describe the hop, not the delivery. */

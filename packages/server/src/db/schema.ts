@@ -104,7 +104,7 @@ export interface WebhooksTable {
   enabled: Flag;
   created_at: number;
   updated_at: number;
-  /** Migration 007 onwards: see DESIGN section 6, "operating endpoints over time". */
+  /** Migration 007 onwards: see docs/webhooks.md, "Operating endpoints". */
   signature_scheme: Generated<SignatureScheme>;
   /** JSON array of the prefixes of wildcard subscriptions ("" for "*"); null without any. */
   event_prefixes: string | null;

@@ -160,7 +160,7 @@ describe("parley webhooks listen", () => {
         });
         expect(delivery.lastResponseStatus).toBe(204);
 
-        // Signed with another key: refused although the spec's header beside it is right.
+        // Signed with another key: refused although the X-Webhook-Signature-256 beside it is right.
         const body = JSON.stringify({
           event: "MESSAGE_CREATED",
           timestamp: new Date().toISOString(),

@@ -2,7 +2,7 @@ import { sql, type Kysely, type Migration } from "kysely";
 import { dialectOf } from "../dialect.js";
 
 /**
- * Operating endpoints over time (DESIGN section 6): signature schemes, wildcard and room filters,
+ * Operating endpoints over time (docs/webhooks.md, "Operating endpoints"): signature schemes, wildcard and room filters,
  * custom headers, rate caps, secret rotation, disable reasons and health counters on `webhooks`;
  * a stable `event_id` plus the `room_id` / `message_id` the delivery search filters on, on
  * `webhook_deliveries`; the headers of each attempt and its endpoint, on `webhook_attempts`.

@@ -5,15 +5,15 @@ import { dialectOf } from "../dialect.js";
 const TABLES = ["rooms", "messages", "webhooks", "webhook_deliveries"] as const;
 
 /**
- * Ids of webhooks, deliveries, rooms and messages are never reused after a delete (DESIGN section
- * 6). PostgreSQL's sequences (bigserial) never hand a number out twice. SQLite's plain INTEGER
- * PRIMARY KEY takes max(id) + 1, so deleting the newest row gave its id to the next one (a
- * receiver could mix up two webhooks); AUTOINCREMENT keeps the high-water mark in sqlite_sequence.
- * SQLite cannot add it to an existing column, so each table is rebuilt: created anew with the same
- * definition plus AUTOINCREMENT, filled, swapped in, its indexes recreated, in one transaction
- * with foreign-key enforcement off meanwhile (dropping the old table must not cascade), checked
- * before it commits. Ids above today's largest that were deleted before this migration cannot be
- * known; from here on none is reused.
+ * Ids of webhooks, deliveries, rooms and messages are never reused after a delete: receivers
+ * deduplicate on them (docs/webhooks.md, "At-least-once: deduplicate"). PostgreSQL's sequences
+ * (bigserial) never hand a number out twice. SQLite's plain INTEGER PRIMARY KEY takes max(id) + 1,
+ * so deleting the newest row gave its id to the next one (a receiver could mix up two webhooks);
+ * AUTOINCREMENT keeps the high-water mark in sqlite_sequence. SQLite cannot add it to an existing
+ * column, so each table is rebuilt: created anew with the same definition plus AUTOINCREMENT,
+ * filled, swapped in, its indexes recreated, in one transaction with foreign-key enforcement off
+ * meanwhile (dropping the old table must not cascade), checked before it commits. Ids above today's
+ * largest that were deleted before this migration cannot be known; from here on none is reused.
  */
 export const idsNeverReused: Migration = {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any

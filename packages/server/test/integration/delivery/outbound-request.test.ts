@@ -36,7 +36,7 @@ describeEachDialect("outbound delivery requests on $name", (dialect) => {
     return started;
   }
 
-  it("posts the envelope over HTTPS with exactly the spec headers and a signature over the raw bytes", async () => {
+  it("posts the envelope over HTTPS with exactly the documented headers and a signature over the raw bytes", async () => {
     const endpoint = await d.endpoint(tls.url);
     const before = tls.requests.length;
     await d.emitUser("signed-1");

@@ -21,7 +21,7 @@ describe("backoffDelay", () => {
     },
   );
 
-  it("uses the spec's defaults: 5 attempts, 30 s base, 3600 s ceiling", () => {
+  it("uses the documented defaults: 5 attempts, 30 s base, 3600 s ceiling", () => {
     expect(DEFAULT_RETRY_POLICY).toEqual({
       maxAttempts: 5,
       backoffBaseMs: 30_000,

@@ -61,8 +61,8 @@ function charCount(text: string): number {
 }
 
 /**
- * Checks the given fields, each failure with its own code (DESIGN section 6), and returns them
- * normalized. Only given fields are checked, so the same function serves create and update.
+ * Checks the given fields, each failure with its own code (the tables of docs/webhooks.md,
+ * "Endpoint fields" and "Operating endpoints"), and returns them normalized. Only given fields are checked, so the same function serves create and update.
  * Messages never echo the secret.
  */
 export function validateEndpointInput(input: EndpointInput, policy: UrlPolicy): ValidEndpointInput {

@@ -462,7 +462,7 @@ export class DeliveryDispatcher implements Dispatcher {
   }
 
   /**
-   * The request of one attempt, signed by the endpoint's scheme: the spec's
+   * The request of one attempt, signed by the endpoint's scheme: Parley's own
    * `X-Webhook-Signature-256` (parley, both), Standard Webhooks' three headers (standard-webhooks,
    * both; the timestamp is this attempt's, so that signature is made afresh each time, with one
    * entry per secret during a rotation overlap), then the endpoint's own headers. `logged` is

@@ -150,7 +150,7 @@ function withoutZone(address: ipaddr.IPv6): ipaddr.IPv6 {
 }
 
 /**
- * Create-time check of a receiver URL (DESIGN section 6, webhook validation). Hostnames are not
+ * Create-time check of a receiver URL (docs/webhooks.md, "Network safety"). Hostnames are not
  * resolved here: DNS answers change, so the address is checked again when each attempt connects.
  */
 export function checkWebhookUrl(raw: string, policy: UrlPolicy): UrlCheck {
