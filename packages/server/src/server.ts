@@ -4,6 +4,7 @@ import { buildApp } from "./app.js";
 import { startBackgroundWork, type BackgroundWork } from "./background-work.js";
 import { bootstrapAdmin } from "./bootstrap-admin.js";
 import type { Config } from "./config/load-config.js";
+import { databaseInBrief } from "./db/dialect.js";
 
 export interface RunningServer {
   readonly app: FastifyInstance;
@@ -48,7 +49,7 @@ export async function startServer(
   // One write for the whole banner, so that a reader of the output (a person, a supervisor, a
   // script waiting for the admin token) never sees the address without the lines that follow it.
   const banner = [
-    `Parley is listening on ${address} (${ctx.dialect === "sqlite" ? `SQLite in ${config.dataDir}` : "PostgreSQL"}, ${config.edition} edition)`,
+    `Parley is listening on ${address} (${databaseInBrief(ctx.dialect, config.dataDir)}, ${config.edition} edition)`,
     `Admin UI: ${address}/admin/`,
     `API docs: ${address}/docs`,
   ];

@@ -4,6 +4,7 @@ import path from "node:path";
 import { ConfigError } from "./config-error.js";
 import type { Config } from "./load-config.js";
 import { openSecret, sealSecret } from "./secret-box.js";
+import { isEmbedded } from "../db/dialect.js";
 import type { DatabaseConnection } from "../db/open-database.js";
 import {
   deleteServerKey,
@@ -170,7 +171,7 @@ function openStore(
   database: DatabaseConnection,
 ): { store: KeyStore; master: Buffer | undefined } {
   const master = readMasterKey(config);
-  if (database.dialect === "sqlite") return { store: fileStore(config.dataDir), master };
+  if (isEmbedded(database.dialect)) return { store: fileStore(config.dataDir), master };
   if (!master && !config.insecureKeysInDatabase) {
     throw new ConfigError(
       "PARLEY_MASTER_KEY",

@@ -1,5 +1,7 @@
-import type { Compilable, CompiledQuery, Kysely, QueryResult } from "kysely";
+import { CompiledQuery, type Compilable, type Kysely, type QueryResult } from "kysely";
+import type { QueryResultRow } from "pg";
 import { dialectOf, type DialectName } from "./dialect.js";
+import { pgPoolOf } from "./open-database.js";
 import type { Database } from "./schema.js";
 
 const SLOT = "\u0000parley-slot:";
@@ -38,4 +40,20 @@ export function compiledOnce<Row, Args extends Record<string, unknown>>(
     });
     return db.executeQuery<Row>({ ...compiled, parameters });
   };
+}
+
+/**
+ * Runs a PostgreSQL statement of fixed text (`$1`, `$2`, ... placeholders) as a named prepared
+ * statement on the pg pool under `db` (`{ name, text, values }`, which Kysely cannot send):
+ * PostgreSQL parses and plans it once per connection instead of at every call. Where `db` has no
+ * pool of its own (a transaction, a Kysely instance opened elsewhere) the same text runs through
+ * Kysely, unnamed.
+ */
+export async function executeNamed<Row>(
+  db: Kysely<Database>,
+  statement: { name: string; text: string; values: unknown[] },
+): Promise<Row[]> {
+  const pool = pgPoolOf(db);
+  if (pool) return (await pool.query<Row & QueryResultRow>(statement)).rows;
+  return (await db.executeQuery<Row>(CompiledQuery.raw(statement.text, statement.values))).rows;
 }

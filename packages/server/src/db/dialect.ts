@@ -1,9 +1,12 @@
-import { PostgresAdapter, type Kysely } from "kysely";
+import { PostgresAdapter, sql, type Kysely, type Transaction } from "kysely";
+import type { Database } from "./schema.js";
 
 /**
  * The few places SQLite and PostgreSQL differ. Ordinary queries go through Kysely; what cannot be
- * said the same way in both (id columns, constraint-error vocabulary, claiming) is decided here or
- * next to the query that needs it, keyed by this name.
+ * said the same way in both (id columns, constraint-error vocabulary, row locks, the delivery
+ * engine's claim and recording) is a named primitive here or in another file of `src/db/`, and
+ * code outside `src/db/` uses those: it never asks which database it runs on
+ * (`test/unit/layering.test.ts` fails when it does).
  */
 export type DialectName = "sqlite" | "postgres";
 
@@ -36,6 +39,71 @@ export function isForeignKeyViolation(error: unknown): boolean {
   if (typeof error !== "object" || error === null) return false;
   const code = (error as { code?: unknown }).code;
   return code === "23503" || code === "SQLITE_CONSTRAINT_FOREIGNKEY";
+}
+
+/** One value per dialect, for `byDialect`. */
+export interface PerDialect<T> {
+  sqlite: T;
+  postgres: T;
+}
+
+/**
+ * The one of `choices` for the database `db` runs on (a Kysely instance or a transaction). For
+ * the few statements that are two texts on purpose, each beside its reasons in its own file (the
+ * delivery engine's claim and recording): the caller keeps both in plain view and says why there
+ * are two, and the choice between them is made here. Anything smaller than a statement is a named
+ * primitive below instead.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function byDialect<T>(db: Kysely<any>, choices: PerDialect<T>): T {
+  return choices[dialectOf(db)];
+}
+
+/**
+ * Whether the database is a file in this process's data directory (SQLite), rather than a server
+ * that processes on other hosts share (PostgreSQL). What every process must see alike (generated
+ * keys) can then live in files beside it; with a server it must live in the database.
+ */
+export function isEmbedded(dialect: DialectName): boolean {
+  return dialect === "sqlite";
+}
+
+/** The database in a few words, for people (the start banner): no URL, which may hold a password. */
+export function databaseInBrief(dialect: DialectName, dataDir: string): string {
+  return dialect === "sqlite" ? `SQLite in ${dataDir}` : "PostgreSQL";
+}
+
+/**
+ * `select`, reading its rows FOR UPDATE where the database locks rows (PostgreSQL), so that two
+ * transactions that read and then write the same row serialize; as it is on SQLite, which has no
+ * row locks (nor the syntax): its single writer serializes every writing transaction already.
+ */
+export function withRowLock<Q extends { forUpdate(): Q }>(
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  db: Kysely<any>,
+  select: Q,
+): Q {
+  return dialectOf(db) === "postgres" ? select.forUpdate() : select;
+}
+
+/**
+ * Locks the rows of `table` with these ids, in id order, until the end of the transaction `trx`,
+ * so that two transactions about to update several of the same rows queue up instead of
+ * deadlocking (each would otherwise lock them in whatever order its plan visits them). PostgreSQL:
+ * FOR NO KEY UPDATE, the lock an UPDATE of non-key columns takes itself; FOR UPDATE would also
+ * block the foreign-key checks (KEY SHARE) of rows being inserted that reference these, which
+ * could deadlock with them. SQLite: nothing to do, its single writer holds the whole database for
+ * the transaction.
+ */
+export async function lockRowsInIdOrder(
+  trx: Transaction<Database>,
+  table: "webhooks",
+  ids: readonly number[],
+): Promise<void> {
+  if (ids.length === 0 || dialectOf(trx) !== "postgres") return;
+  await sql`SELECT id FROM ${sql.table(table)} WHERE id IN (${sql.join(ids)}) ORDER BY id FOR NO KEY UPDATE`.execute(
+    trx,
+  );
 }
 
 /**

@@ -1,5 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
+import { sql, type Kysely } from "kysely";
+import { dialectOf } from "./dialect.js";
+import type { Database } from "./schema.js";
 
 /**
  * Below this many free bytes on the disk holding the SQLite database, it counts as full: /readyz
@@ -21,4 +24,17 @@ export function freeSpaceFor(file: string): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Free bytes on the disk holding the database `db` (as `freeSpaceFor`) where it is a file of this
+ * machine (SQLite); undefined for an in-memory database, and for PostgreSQL, whose disk is the
+ * server's (it reports a full disk through its errors: database-errors.ts).
+ */
+export async function databaseFreeSpace(db: Kysely<Database>): Promise<number | undefined> {
+  if (dialectOf(db) !== "sqlite") return undefined;
+  const { rows } = await sql<{ file: string }>`
+    select file from pragma_database_list where name = 'main'
+  `.execute(db);
+  return freeSpaceFor(rows[0]?.file ?? "");
 }

@@ -1,7 +1,6 @@
 import { sql, type Kysely } from "kysely";
 import { databaseFailureOf } from "../db/database-errors.js";
-import { dialectOf } from "../db/dialect.js";
-import { freeSpaceFor, LOW_FREE_SPACE_BYTES } from "../db/free-space.js";
+import { databaseFreeSpace, LOW_FREE_SPACE_BYTES } from "../db/free-space.js";
 import type { Database } from "../db/schema.js";
 
 /** The `job_locks` row the readiness probe rewrites (a heartbeat, never a lock: locked_until 0). */
@@ -25,16 +24,11 @@ export async function checkWritable(
   now: number,
 ): Promise<NotReady | undefined> {
   try {
-    if (dialectOf(db) === "sqlite") {
-      const { rows } = await sql<{ file: string }>`
-        select file from pragma_database_list where name = 'main'
-      `.execute(db);
-      const free = freeSpaceFor(rows[0]?.file ?? "");
-      if (free !== undefined && free < LOW_FREE_SPACE_BYTES)
-        return {
-          reason: `the disk holding the database is full (${Math.floor(free / 1024)} KiB free)`,
-        };
-    }
+    const free = await databaseFreeSpace(db);
+    if (free !== undefined && free < LOW_FREE_SPACE_BYTES)
+      return {
+        reason: `the disk holding the database is full (${Math.floor(free / 1024)} KiB free)`,
+      };
     await sql`
       insert into job_locks (name, locked_until, last_run_at)
       values (${READINESS_PROBE_ROW}, 0, ${now})

@@ -1,5 +1,5 @@
 import type { Kysely, Transaction } from "kysely";
-import type { DialectName } from "../db/dialect.js";
+import { withRowLock } from "../db/dialect.js";
 import type { Database } from "../db/schema.js";
 
 /**
@@ -31,17 +31,15 @@ export async function findCallId(db: Db, roomId: number): Promise<string | undef
 }
 
 /**
- * The room's call id, the row locked on PostgreSQL so that a join and the last participant's
- * leave serialize (otherwise the leave could delete the call the join just entered). SQLite has
- * one writer at a time: the transaction is serialized already.
+ * The room's call id, the row locked (`withRowLock`) so that a join and the last participant's
+ * leave serialize (otherwise the leave could delete the call the join just entered).
  */
 export async function lockCallId(
   trx: Transaction<Database>,
-  dialect: DialectName,
   roomId: number,
 ): Promise<string | undefined> {
   const select = trx.selectFrom("realtime_calls").select("call_id").where("room_id", "=", roomId);
-  const row = await (dialect === "postgres" ? select.forUpdate() : select).executeTakeFirst();
+  const row = await withRowLock(trx, select).executeTakeFirst();
   return row?.call_id;
 }
 

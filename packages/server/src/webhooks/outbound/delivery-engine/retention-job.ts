@@ -1,13 +1,17 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { sql, type Kysely } from "kysely";
+import type { Kysely } from "kysely";
 import type { AppContext } from "../../../app-context.js";
+import { withJobLock, type JobLock } from "../../../db/job-lock.js";
 import type { Database } from "../../../db/schema.js";
 import type { DeliveryLog } from "./delivery-log.js";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-const JOB_NAME = "delivery-retention";
-/** PostgreSQL advisory lock key of the job (any constant bigint; "parley" + 1 in ASCII). */
-const ADVISORY_KEY = 0x7061726c657901n;
+/** The job's lock: its `job_locks` row, its advisory key ("parley" + 1 in ASCII), an hour's lease. */
+const RETENTION_LOCK: Omit<JobLock, "now"> = {
+  name: "delivery-retention",
+  advisoryKey: 0x7061726c657901n,
+  leaseMs: 60 * 60 * 1000,
+};
 /** Rows deleted per statement: short write locks, so deliveries keep flowing meanwhile. */
 export const RETENTION_BATCH = 500;
 
@@ -25,11 +29,10 @@ export interface RetentionRun {
  * queued for an endpoint that stays disabled, and it is kept until the endpoint is enabled again
  * (then sent) or deleted (then dropped with it).
  *
- * One process at a time: on PostgreSQL a session advisory lock on one pooled connection (a
- * process that does not get it skips the run); on SQLite a lease on the `job_locks` row.
+ * One process at a time (`withJobLock`): a process that does not get the job's lock skips the run.
  */
 export async function runDeliveryRetention(
-  ctx: Pick<AppContext, "db" | "dialect">,
+  ctx: Pick<AppContext, "db">,
   options: {
     retentionDays: number;
     now: number;
@@ -39,40 +42,10 @@ export async function runDeliveryRetention(
 ): Promise<RetentionRun> {
   const stopping = options.stopping ?? (() => false);
   const cutoff = options.now - options.retentionDays * DAY_MS;
-  if (ctx.dialect === "postgres") {
-    return ctx.db.connection().execute(async (conn) => {
-      const { rows } = await sql<{ locked: boolean }>`
-        SELECT pg_try_advisory_lock(${ADVISORY_KEY.toString()}::bigint) AS locked
-      `.execute(conn);
-      if (!rows[0]?.locked) return { ran: false, deleted: 0 };
-      try {
-        return { ran: true, deleted: await deleteFinishedBefore(conn, cutoff, stopping) };
-      } finally {
-        await sql`SELECT pg_advisory_unlock(${ADVISORY_KEY.toString()}::bigint)`.execute(conn);
-      }
-    });
-  }
-
-  // SQLite: take the job_locks row for an hour unless someone else holds it; the insert-or-update
-  // is one statement, so two processes cannot both win.
-  const taken = await sql<{ name: string }>`
-    INSERT INTO job_locks (name, locked_until, last_run_at)
-    VALUES (${JOB_NAME}, ${options.now + 60 * 60 * 1000}, ${options.now})
-    ON CONFLICT (name) DO UPDATE
-      SET locked_until = excluded.locked_until, last_run_at = excluded.last_run_at
-      WHERE job_locks.locked_until < ${options.now}
-    RETURNING name
-  `.execute(ctx.db);
-  if (taken.rows.length === 0) return { ran: false, deleted: 0 };
-  try {
-    return { ran: true, deleted: await deleteFinishedBefore(ctx.db, cutoff, stopping) };
-  } finally {
-    await ctx.db
-      .updateTable("job_locks")
-      .set({ locked_until: 0 })
-      .where("name", "=", JOB_NAME)
-      .execute();
-  }
+  const run = await withJobLock(ctx.db, { ...RETENTION_LOCK, now: options.now }, (db) =>
+    deleteFinishedBefore(db, cutoff, stopping),
+  );
+  return run.ran ? { ran: true, deleted: run.value } : { ran: false, deleted: 0 };
 }
 
 /**
