@@ -1,6 +1,6 @@
 import { sql, type Kysely } from "kysely";
-import { dialectOf } from "../../../db/dialect.js";
-import { pgPoolOf } from "../../../db/open-database.js";
+import { executeNamed } from "../../../db/compiled-query.js";
+import { byDialect, type PerDialect } from "../../../db/dialect.js";
 import type { Database, DeliveryStatus, SignatureScheme } from "../../../db/schema.js";
 
 /** A delivery this worker now holds under a lease, with what is needed to send it. */
@@ -75,11 +75,12 @@ export interface ClaimOptions {
  * capped endpoint's; with 5,000 queued for one endpoint each claim took 0.5 ms and delivery ran
  * at a third of this shape's rate.)
  *
- * Why one statement: the claim must be atomic across processes. On PostgreSQL, `FOR UPDATE SKIP
- * LOCKED` lets concurrent workers each lock a disjoint set without waiting on one another, and
- * the lease columns are written in the same statement; each endpoint's seek locks no more rows
- * than this claim can take (its room, at most `limit`), so a concurrent worker does not find rows
- * locked that nobody takes. SQLite has one writer at a time: a single `UPDATE ... RETURNING` opens
+ * Why one statement, and why two texts: the claim must be atomic across processes, and the two
+ * databases get there by different means (the choice is `byDialect`'s). On PostgreSQL, `FOR
+ * UPDATE SKIP LOCKED` lets concurrent workers each lock a disjoint set without waiting on one
+ * another, and the lease columns are written in the same statement; each endpoint's seek locks no
+ * more rows than this claim can take (its room, at most `limit`), so a concurrent worker does not
+ * find rows locked that nobody takes. SQLite has one writer at a time: a single `UPDATE ... RETURNING` opens
  * its write transaction before it reads, so it is atomic by itself, and a second process waits on
  * `busy_timeout` rather than claiming the same rows. SQLite does not allow a LIMIT that depends on
  * the outer row, so there each endpoint's seek takes up to the cap and a window function trims
@@ -113,32 +114,61 @@ export async function claimDeliveries(
   options: ClaimOptions,
 ): Promise<ClaimedDelivery[]> {
   const { limit, workerId, now, perEndpointLimit } = options;
-  const defaultRoom = Math.min(options.defaultRoom ?? perEndpointLimit, perEndpointLimit);
   if (limit <= 0) return [];
-  const until = now + options.leaseMs;
-  const horizon = now + RATE_HORIZON_MS;
+  return byDialect(db, CLAIM)(db, {
+    now,
+    limit,
+    workerId,
+    perEndpointLimit,
+    defaultRoom: Math.min(options.defaultRoom ?? perEndpointLimit, perEndpointLimit),
+    until: now + options.leaseMs,
+    horizon: now + RATE_HORIZON_MS,
+    // {"<endpoint id>": room}; read in SQL with a JSON accessor, so the statement text stays the
+    // same whatever the number of endpoints listed (one prepared plan).
+    rooms: JSON.stringify(Object.fromEntries(options.roomByEndpoint ?? [])),
+  });
+}
+
+/** A claim's values, as both statements take them. */
+interface ClaimInput {
+  now: number;
+  limit: number;
+  workerId: string;
+  perEndpointLimit: number;
+  /** The room of an endpoint not in `rooms`. */
+  defaultRoom: number;
+  /** The lease's end. */
+  until: number;
+  /** The end of the rate caps' horizon. */
+  horizon: number;
+  /** The rooms by endpoint, as JSON. */
+  rooms: string;
+}
+
+/** The claim is two statements, for the reasons above (claimDeliveries). */
+const CLAIM: PerDialect<(db: Kysely<Database>, input: ClaimInput) => Promise<ClaimedDelivery[]>> = {
+  postgres: claimOnPostgres,
+  sqlite: claimOnSqlite,
+};
+
+/** The PostgreSQL claim: PG_CLAIM, one named prepared statement. */
+async function claimOnPostgres(
+  db: Kysely<Database>,
+  input: ClaimInput,
+): Promise<ClaimedDelivery[]> {
+  const { now, perEndpointLimit, rooms, horizon, limit, until, workerId, defaultRoom } = input;
+  const rows = await executeNamed<ClaimedDelivery>(db, {
+    name: "parley_claim_deliveries",
+    text: PG_CLAIM,
+    values: [now, perEndpointLimit, rooms, horizon, limit, until, workerId, defaultRoom],
+  });
+  return rows.map(numericSendAt);
+}
+
+/** The SQLite claim: one `UPDATE ... RETURNING`, then the rate-capped endpoints' send slots. */
+async function claimOnSqlite(db: Kysely<Database>, input: ClaimInput): Promise<ClaimedDelivery[]> {
+  const { now, perEndpointLimit, rooms, horizon, limit, until, workerId, defaultRoom } = input;
   const seek = Math.min(perEndpointLimit, limit);
-  // {"<endpoint id>": room}; read in SQL with a JSON accessor, so the statement text stays the
-  // same whatever the number of endpoints listed (one prepared plan).
-  const rooms = JSON.stringify(Object.fromEntries(options.roomByEndpoint ?? []));
-
-  if (dialectOf(db) === "postgres") {
-    const statement = sql<ClaimedDelivery>`${sql.raw(PG_CLAIM)}`;
-    const values = [now, perEndpointLimit, rooms, horizon, limit, until, workerId, defaultRoom];
-    const pool = pgPoolOf(db);
-    const rows = pool
-      ? (
-          await pool.query<ClaimedDelivery>({
-            name: "parley_claim_deliveries",
-            text: PG_CLAIM,
-            values,
-          })
-        ).rows
-      : (await db.executeQuery<ClaimedDelivery>({ ...statement.compile(db), parameters: values }))
-          .rows;
-    return rows.map(numericSendAt);
-  }
-
   // INDEXED BY pins the two seeks to their indexes: left to itself, SQLite's planner took the
   // general due index for the test deliveries (a walk over every due row at each claim) or, once
   // the database had statistics, another plan 12x slower at 300,000 finished rows.

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Transaction } from "kysely";
-import { dialectOf } from "../../../db/dialect.js";
+import { byDialect, lockRowsInIdOrder, type PerDialect } from "../../../db/dialect.js";
 import type { Database, DeliveryStatus } from "../../../db/schema.js";
 import type { AttemptOutcome } from "../transport/webhook-sender.js";
 import { backoffDelay, type RetryPolicy } from "./backoff-schedule.js";
@@ -101,7 +101,7 @@ export async function recordAttempts(
   attempts: readonly FinishedAttempt[],
   options: RecordOptions,
 ): Promise<RecordedTransition[]> {
-  const { workerId, policy, now } = options;
+  const { policy, now } = options;
   if (attempts.length === 0) return [];
   let honoured = 0;
   const next = attempts.map(({ attempt, outcome }) => {
@@ -111,7 +111,38 @@ export async function recordAttempts(
     if (transition.nextAttemptAt !== plain.nextAttemptAt) honoured++;
     return transition;
   });
-  if (dialectOf(db) === "postgres" && attempts.every(({ outcome }) => outcome.ok)) {
+  const updated = await byDialect(db, RECORD)(db, attempts, next, options);
+  if (honoured > 0) options.retryAfterHonoured?.(honoured);
+  return transitionsOf(attempts, next, updated);
+}
+
+/** Records a batch; answers the ids of the deliveries it updated (the others' leases were lost). */
+type RecordBatch = (
+  db: Kysely<Database>,
+  attempts: readonly FinishedAttempt[],
+  next: readonly Transition[],
+  options: RecordOptions,
+) => Promise<Set<number>>;
+
+/**
+ * The recording is two texts on purpose. On PostgreSQL it is one statement of data-modifying CTEs
+ * (recordOnPostgres): a round trip each is what recording cost there (seven before it), and its
+ * text is fixed whatever the batch, so one plan. SQLite has no round trips to save (it runs in the
+ * process) and no data-modifying CTEs: there it is three statements in one transaction.
+ */
+const RECORD: PerDialect<RecordBatch> = {
+  postgres: recordOnPostgresBatch,
+  sqlite: recordOnSqliteBatch,
+};
+
+async function recordOnPostgresBatch(
+  db: Kysely<Database>,
+  attempts: readonly FinishedAttempt[],
+  next: readonly Transition[],
+  options: RecordOptions,
+): Promise<Set<number>> {
+  const { workerId, now } = options;
+  if (attempts.every(({ outcome }) => outcome.ok)) {
     // Only successes: no endpoint can be due for disabling, so the one statement is the whole
     // recording and runs as its own transaction (one round trip, no BEGIN and COMMIT).
     const result = await recordOnPostgres(db, attempts, next, healthFolds(attempts), workerId, now);
@@ -121,36 +152,53 @@ export async function recordAttempts(
       // from every attempt); fold them from what was written.
       await db.transaction().execute((trx) => recordEndpointHealth(trx, healthFolds(written)));
     }
-    if (honoured > 0) options.retryAfterHonoured?.(honoured);
-    return transitionsOf(attempts, next, result.updated);
+    return result.updated;
   }
   return db.transaction().execute(async (trx) => {
-    let updated: Set<number>;
-    let written: FinishedAttempt[];
-    let health: HealthRow[] | undefined;
+    // One statement: the guarded update, the attempt rows, the endpoints' lock and health.
     const folds = healthFolds(attempts);
-    if (dialectOf(trx) === "postgres") {
-      // One statement: the guarded update, the attempt rows, the endpoints' lock and health.
-      const result = await recordOnPostgres(trx, attempts, next, folds, workerId, now);
-      updated = result.updated;
-      written = attempts.filter(({ deliveryId }) => updated.has(deliveryId));
-      // The health fold assumed every attempt written; if a lease was lost it was skipped, and is
-      // folded again below from what was written.
-      if (written.length === attempts.length) health = result.health;
-    } else {
-      updated = await updateDeliveries(trx, attempts, next, workerId, now);
-      written = attempts.filter(({ deliveryId }) => updated.has(deliveryId));
-      if (written.length > 0) await insertAttempts(trx, written);
-    }
-    if (written.length > 0) {
-      const writtenFolds = health === undefined ? healthFolds(written) : folds;
-      health ??= await recordEndpointHealth(trx, writtenFolds);
-      const disabled = await disableEndpoints(trx, writtenFolds, health, now, options.autoDisable);
-      if (disabled.length > 0) await options.endpointsDisabled?.(trx, disabled);
-    }
-    if (honoured > 0) options.retryAfterHonoured?.(honoured);
-    return transitionsOf(attempts, next, updated);
+    const result = await recordOnPostgres(trx, attempts, next, folds, workerId, now);
+    const written = attempts.filter(({ deliveryId }) => result.updated.has(deliveryId));
+    // The health fold assumed every attempt written; if a lease was lost it was skipped, and is
+    // folded again from what was written.
+    const applied =
+      written.length === attempts.length ? { folds, health: result.health } : undefined;
+    await afterWriting(trx, written, applied, options);
+    return result.updated;
   });
+}
+
+async function recordOnSqliteBatch(
+  db: Kysely<Database>,
+  attempts: readonly FinishedAttempt[],
+  next: readonly Transition[],
+  options: RecordOptions,
+): Promise<Set<number>> {
+  return db.transaction().execute(async (trx) => {
+    const updated = await updateDeliveries(trx, attempts, next, options.workerId, options.now);
+    const written = attempts.filter(({ deliveryId }) => updated.has(deliveryId));
+    if (written.length > 0) await insertAttempts(trx, written);
+    await afterWriting(trx, written, undefined, options);
+    return updated;
+  });
+}
+
+/**
+ * The rest of a recording transaction, once the attempts are written: the endpoints' health
+ * counters from the attempts written (unless the statement `applied` them already), then the
+ * auto-disable and its event.
+ */
+async function afterWriting(
+  trx: Transaction<Database>,
+  written: readonly FinishedAttempt[],
+  applied: { folds: Fold[]; health: HealthRow[] } | undefined,
+  options: RecordOptions,
+): Promise<void> {
+  if (written.length === 0) return;
+  const folds = applied?.folds ?? healthFolds(written);
+  const health = applied?.health ?? (await recordEndpointHealth(trx, folds));
+  const disabled = await disableEndpoints(trx, folds, health, options.now, options.autoDisable);
+  if (disabled.length > 0) await options.endpointsDisabled?.(trx, disabled);
 }
 
 function transitionsOf(
@@ -416,35 +464,32 @@ function healthFolds(attempts: readonly FinishedAttempt[]): Fold[] {
 
 /**
  * Applies the folds to the endpoints' health counters; answers the counters as updated. One
- * statement whatever the batch, plus, on PostgreSQL, a lock of the endpoint rows in id order
- * first, so two processes recording for the same endpoints queue up instead of deadlocking. The
- * lock is FOR NO KEY UPDATE, as the UPDATE's own: FOR UPDATE would also block the foreign-key
- * checks (KEY SHARE) of a fan-out inserting deliveries for several endpoints, and the two could
- * deadlock (seen with two processes). (PostgreSQL runs this only when a lease was lost mid-batch;
- * its usual path is the one statement of recordOnPostgres.)
+ * statement whatever the batch, after a lock of the endpoint rows in id order (lockRowsInIdOrder,
+ * PostgreSQL only), so two processes recording for the same endpoints queue up instead of
+ * deadlocking. The lock is FOR NO KEY UPDATE, as the UPDATE's own: FOR UPDATE would also block the
+ * foreign-key checks (KEY SHARE) of a fan-out inserting deliveries for several endpoints, and the
+ * two could deadlock (seen with two processes). (PostgreSQL runs this only when a lease was lost
+ * mid-batch; its usual path is the one statement of recordOnPostgres.)
  */
 async function recordEndpointHealth(
   trx: Transaction<Database>,
   folds: readonly Fold[],
 ): Promise<HealthRow[]> {
   if (folds.length === 0) return [];
-  const ids = folds.map((f) => f.id);
-  const postgres = dialectOf(trx) === "postgres";
-  // SQLite's RETURNING names the updated table's columns bare; PostgreSQL's would be ambiguous.
-  const returning = postgres
-    ? sql`w.id, w.enabled, w.consecutive_failures, w.failing_since`
-    : sql`id, enabled, consecutive_failures, failing_since`;
-  if (postgres) {
-    await sql`SELECT id FROM webhooks WHERE id IN (${sql.join(ids)}) ORDER BY id FOR NO KEY UPDATE`.execute(
-      trx,
-    );
-  }
+  await lockRowsInIdOrder(
+    trx,
+    "webhooks",
+    folds.map((f) => f.id),
+  );
   const values = sql.join(
     folds.map(
       (f) =>
         sql`(CAST(${f.id} AS bigint), CAST(${f.hadSuccess ? 1 : 0} AS integer), CAST(${f.failuresAfter} AS integer), CAST(${f.firstFailureAfter} AS bigint), CAST(${f.lastSuccessAt} AS bigint), CAST(${f.lastFailureAt} AS bigint), CAST(${f.lastError} AS text))`,
     ),
   );
+  // The batch names its id `webhook_id`, so RETURNING's bare names are the endpoint's columns on
+  // both databases (SQLite's RETURNING names the updated table's columns bare; on PostgreSQL a
+  // bare `id` of both would be ambiguous).
   const { rows } = await sql<{
     id: number | string;
     enabled: number;
@@ -454,12 +499,13 @@ async function recordEndpointHealth(
     UPDATE webhooks AS w
     SET ${sql.raw(HEALTH_SET)}
     FROM (
-      SELECT column1 AS id, column2 AS had_success, column3 AS failures, column4 AS first_failure,
-        column5 AS last_success, column6 AS last_failure, column7 AS last_error
+      SELECT column1 AS webhook_id, column2 AS had_success, column3 AS failures,
+        column4 AS first_failure, column5 AS last_success, column6 AS last_failure,
+        column7 AS last_error
       FROM (VALUES ${values}) AS batch
     ) AS v
-    WHERE w.id = v.id
-    RETURNING ${returning}
+    WHERE w.id = v.webhook_id
+    RETURNING id, enabled, consecutive_failures, failing_since
   `.execute(trx);
   return rows.map((row) => ({
     id: Number(row.id),
