@@ -18,6 +18,18 @@ import { describe, expect, it } from "vitest";
  *    `src/http/`, `src/plugins/`, the app and the process, and the few preHandlers and hooks named
  *    below. Services take and return plain values; a route decodes `?cursor=` into an id and
  *    encodes the next one.
+ * 3. Only `src/db/` asks which database it runs on. What SQLite and PostgreSQL do differently is
+ *    a named primitive there (`db/dialect.ts`: row locks, the id column, whether the database is
+ *    embedded; `db/job-lock.ts`, `db/free-space.ts`, `db/read-snapshot.ts`, ...), and a statement
+ *    that is two texts on purpose (the delivery engine's claim and recording) keeps both in plain
+ *    view beside its reasons and lets `byDialect` choose. A dialect branch is: a call of
+ *    `dialectOf` or `pgPoolOf`; a comparison with a dialect name (`=== "postgres"`,
+ *    `!== 'sqlite'`, `case "postgres":`); a table indexed by a dialect (`SQL[this.dialect]`); an
+ *    `instanceof` of Kysely's PostgreSQL or SQLite adapter or dialect; the raw pg pool
+ *    (`.pgPool`). Passing the dialect on (`ctx.dialect` as an argument) is not a branch, nor is a
+ *    LISTEN connection's `pgConfig`, which the wake-up sources that need one take when there is
+ *    one. DIALECT_EXCEPTIONS names the files allowed to branch, each with its reason; an exception
+ *    that no longer branches fails too, so the list only shrinks.
  */
 const SRC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../src");
 
@@ -45,6 +57,29 @@ const QUERY_BUILDING =
   /\.(selectFrom|selectNoFrom|insertInto|replaceInto|updateTable|deleteFrom|mergeInto|executeQuery)\s*[<(]/;
 
 const WEB_FRAMEWORK = /^(fastify|fastify-plugin|@fastify\/.*)$/;
+
+/** Files outside src/db/ that still branch on the dialect, and why. */
+const DIALECT_EXCEPTIONS: Record<string, string> = {
+  "events/event-spine.ts":
+    "being moved by the event spine's rework (issue 21): whether the live stream's events go out " +
+    "by NOTIFY inside the transaction (PostgreSQL) or in process after commit (SQLite)",
+};
+
+/** What asks which database the code runs on (see 3 above); `what` names it in the message. */
+const DIALECT_BRANCHES: Array<{ pattern: RegExp; what: string }> = [
+  { pattern: /\b(dialectOf|pgPoolOf)\s*\(/, what: "asks which database (%s)" },
+  {
+    pattern: /(?:[=!]==?\s*["'`](postgres|sqlite)["'`])|(?:["'`](postgres|sqlite)["'`]\s*[=!]==?)/,
+    what: "compares with a dialect name (%s)",
+  },
+  { pattern: /\bcase\s+["'`](postgres|sqlite)["'`]\s*:/, what: "switches on a dialect name (%s)" },
+  { pattern: /\[\s*((?:[\w$]+\??\.)*dialect)\s*\]/i, what: "indexes a table by a dialect (%s)" },
+  {
+    pattern: /\binstanceof\s+(PostgresAdapter|SqliteAdapter|PostgresDialect|SqliteDialect)\b/,
+    what: "tests the Kysely dialect (%s)",
+  },
+  { pattern: /\.(pgPool)\b/, what: "runs on the raw pg pool (%s)" },
+];
 
 interface Import {
   from: string;
@@ -125,6 +160,23 @@ function httpLayerViolations(file: string, source: string): string[] {
   return problems;
 }
 
+function dialectBranches(file: string, source: string): string[] {
+  const problems: string[] = [];
+  withoutComments(source)
+    .split("\n")
+    .forEach((text, i) => {
+      for (const { pattern, what } of DIALECT_BRANCHES) {
+        const found = pattern.exec(text);
+        if (!found) continue;
+        const name = found.slice(1).find((group) => group !== undefined) ?? found[0];
+        problems.push(
+          `${file}:${i + 1} ${what.replace("%s", name)}; make it a primitive in src/db/`,
+        );
+      }
+    });
+  return problems;
+}
+
 function sourceFiles(dir = SRC): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const full = path.join(dir, entry.name);
@@ -149,6 +201,21 @@ describe("layering", () => {
     expect(outside.flatMap((file) => httpLayerViolations(file, read(file)))).toEqual([]);
   });
 
+  it("branches on the dialect only in src/db/ and the named exceptions", () => {
+    const outside = files.filter((file) => !file.startsWith("db/"));
+    expect(outside.length).toBeGreaterThan(50);
+    expect(
+      outside
+        .filter((file) => !(file in DIALECT_EXCEPTIONS))
+        .flatMap((file) => dialectBranches(file, read(file))),
+    ).toEqual([]);
+    // An exception that no longer branches (or no longer exists) is taken off the list.
+    const stale = Object.keys(DIALECT_EXCEPTIONS).filter(
+      (file) => !files.includes(file) || dialectBranches(file, read(file)).length === 0,
+    );
+    expect(stale).toEqual([]);
+  });
+
   it("catches what it is meant to catch", () => {
     const service = [
       'import type { Kysely, Transaction } from "kysely";',
@@ -170,6 +237,29 @@ describe("layering", () => {
     expect(httpLayerViolations("chat/x-service.ts", service)).toEqual([
       "chat/x-service.ts:9 imports fastify outside the HTTP layer",
       "chat/x-service.ts:10 imports src/http/pagination.js outside the HTTP layer",
+    ]);
+    const branching = [
+      '// if (dialectOf(db) === "postgres") in a comment is prose',
+      'if (dialectOf(db) === "postgres") return claimOnPostgres(db);',
+      "const locked = ctx.dialect !== 'sqlite' ? select.forUpdate() : select;",
+      'switch (connection.dialect) { case "sqlite": break; }',
+      "const text = FAN_OUT_SQL[this.dialect];",
+      "const postgres = db.getExecutor().adapter instanceof PostgresAdapter;",
+      "await ctx.database.pgPool?.query({ name, text, values });",
+      "const pool = pgPoolOf(db);",
+      "const rows = await byDialect(db, CLAIM)(db, input);",
+      "await lockCallId(tx.db, roomId, ctx.dialect);",
+      'if (config.databaseUrl?.startsWith("postgres://")) usePg();',
+    ].join("\n");
+    expect(dialectBranches("chat/x-service.ts", branching)).toEqual([
+      "chat/x-service.ts:2 asks which database (dialectOf); make it a primitive in src/db/",
+      "chat/x-service.ts:2 compares with a dialect name (postgres); make it a primitive in src/db/",
+      "chat/x-service.ts:3 compares with a dialect name (sqlite); make it a primitive in src/db/",
+      "chat/x-service.ts:4 switches on a dialect name (sqlite); make it a primitive in src/db/",
+      "chat/x-service.ts:5 indexes a table by a dialect (this.dialect); make it a primitive in src/db/",
+      "chat/x-service.ts:6 tests the Kysely dialect (PostgresAdapter); make it a primitive in src/db/",
+      "chat/x-service.ts:7 runs on the raw pg pool (pgPool); make it a primitive in src/db/",
+      "chat/x-service.ts:8 asks which database (pgPoolOf); make it a primitive in src/db/",
     ]);
   });
 });
