@@ -6,7 +6,7 @@ import type { ContentFormat } from "./rendering/render-message.js";
  * ingest (JSON and the Slack form) and anything calling postMessage() directly. One module, so the
  * paths cannot drift apart; docs/chat-api.md and docs/inbound-webhooks.md describe these rules.
  *
- * - `content`: a string of 1..16384 bytes counted in UTF-8 (the spec's unit), not characters.
+ * - `content`: a string of 1..16384 bytes counted in UTF-8 (docs/chat-api.md), not characters.
  * - `contentFormat`: `markdown` (default) or `html`.
  * - U+0000 (NUL) is refused: PostgreSQL text cannot hold it, and a message must not be storable
  *   on one database and not the other. Other control characters (tab, newline, the ESC of

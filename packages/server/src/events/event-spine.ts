@@ -1,5 +1,5 @@
 import { CompiledQuery, type Kysely, type Transaction } from "kysely";
-import { sqlSpelling, type DialectName } from "../db/dialect.js";
+import { isEmbedded, sqlSpelling, type DialectName } from "../db/dialect.js";
 import type { Database } from "../db/schema.js";
 import {
   queueDeliveries,
@@ -106,7 +106,9 @@ export class EventSpine implements Outbox {
 
   private constructor(options: EventSpineOptions) {
     this.dialect = options.dialect;
-    this.notifyDb = options.dialect === "postgres" ? options.db : undefined;
+    // Other processes share a database server: they hear of a commit by NOTIFY. An embedded
+    // database has this process alone.
+    this.notifyDb = isEmbedded(options.dialect) ? undefined : options.db;
     this.outboundEnabled = options.outboundEnabled;
     this.now = options.now ?? Date.now;
     this.notify = CompiledQuery.raw(NOTIFY_SQL, [options.instanceId ?? ""]);

@@ -59,11 +59,7 @@ const QUERY_BUILDING =
 const WEB_FRAMEWORK = /^(fastify|fastify-plugin|@fastify\/.*)$/;
 
 /** Files outside src/db/ that still branch on the dialect, and why. */
-const DIALECT_EXCEPTIONS: Record<string, string> = {
-  "events/event-spine.ts":
-    "being moved by the event spine's rework (issue 21): whether the live stream's events go out " +
-    "by NOTIFY inside the transaction (PostgreSQL) or in process after commit (SQLite)",
-};
+const DIALECT_EXCEPTIONS: Record<string, string> = {};
 
 /** What asks which database the code runs on (see 3 above); `what` names it in the message. */
 const DIALECT_BRANCHES: Array<{ pattern: RegExp; what: string }> = [

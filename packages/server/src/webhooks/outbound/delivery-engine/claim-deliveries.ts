@@ -58,8 +58,8 @@ export interface ClaimOptions {
  *
  * Due: PENDING or FAILED, `next_attempt_at <= now`, and no live lease (`locked_until` null or past,
  * so a crashed worker's rows come back once its lease runs out). Deliveries of a disabled endpoint
- * stay queued and are skipped until it is enabled again; the test event is the exception (spec: it
- * is sent even when the endpoint is disabled).
+ * stay queued and are skipped until it is enabled again; the test event is the exception (it is
+ * sent even when the endpoint is disabled: docs/webhooks.md, "Test delivery").
  *
  * Per-endpoint room: each endpoint gets no more than its room (`roomByEndpoint`, else
  * `defaultRoom`, never over `perEndpointLimit`). Fair across endpoints: the claim takes every

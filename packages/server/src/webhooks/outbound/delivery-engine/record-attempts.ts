@@ -17,7 +17,7 @@ export interface FinishedAttempt {
   requestHeaders?: Record<string, string>;
 }
 
-/** The auto-disable rule (DESIGN section 6); either number 0 turns it off. */
+/** The auto-disable rule (docs/webhooks.md, "Auto-disable, 410 Gone, and re-enabling"); either number 0 turns it off. */
 export interface AutoDisableRule {
   minFailures: number;
   afterMs: number;
@@ -52,7 +52,7 @@ export type RecordedTransition =
   | { deliveryId: number; recorded: false };
 
 /**
- * The state after an attempt (spec "States and transitions"): 2xx -> SUCCESS; a failure with
+ * The state after an attempt (docs/webhooks.md, "The delivery log"): 2xx -> SUCCESS; a failure with
  * attempts left -> FAILED, next attempt after the back-off, counted from now; the last allowed
  * attempt failed -> EXHAUSTED. Finished rows have no next attempt.
  */
