@@ -42,7 +42,7 @@ import {
   startReceiver,
   type Receiver,
 } from "./delivery.bench.js";
-import type { Dispatcher } from "./../src/webhooks/outbound/delivery-engine/dispatcher.js";
+import type { Dispatcher } from "../src/webhooks/outbound/delivery-engine/dispatcher.js";
 import {
   createPostingFixtures,
   loadUrls,

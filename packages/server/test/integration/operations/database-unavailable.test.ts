@@ -12,7 +12,7 @@ import {
   TEST_DATABASE_URL,
   type TestDialect,
 } from "../../helpers/dialects.js";
-import { createWebhook, ingest, ingestSlack } from "../inbound/inbound-helpers.js";
+import { createWebhook, ingest, ingestSlack } from "../webhooks/inbound/inbound-helpers.js";
 
 /** The database time-out of these apps (PARLEY_DATABASE_TIMEOUT_MS), short for the test. */
 const TIMEOUT_MS = 500;

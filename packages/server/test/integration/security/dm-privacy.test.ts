@@ -167,7 +167,10 @@ describeEachDialect("direct-message privacy on $name", (dialect) => {
     }
   });
 
-  it("fires no USER_LEFT_ROOM or ROOM_DELETED for a DM that was never promoted", async () => {
+  it("queues no USER_LEFT_ROOM or ROOM_DELETED delivery for a DM that was never promoted", async () => {
+    // The events commit (the DM's members' live streams hear them: EVENT_AUDIENCE), but their
+    // outbound audience excludes a DM, so no endpoint gets a delivery.
+    const endpoint = await insertEndpoint(t, { events: ["USER_LEFT_ROOM", "ROOM_DELETED"] });
     const left = await openDm(t, bob, alice);
     const seen = recordEvents(t);
     try {
@@ -184,9 +187,11 @@ describeEachDialect("direct-message privacy on $name", (dialect) => {
         headers: bob.headers,
       });
       expect(del.statusCode).toBe(204);
-      expect(seen.events).toEqual([]);
+      expect(seen.events.map(([event]) => event)).toEqual(["USER_LEFT_ROOM", "ROOM_DELETED"]);
+      expect(await deliveriesTo(t, endpoint.id)).toBe(0);
     } finally {
       seen.stop();
+      await t.ctx.db.deleteFrom("webhooks").where("id", "=", endpoint.id).execute();
     }
   });
 
