@@ -57,12 +57,9 @@ describe(
         other.exec("ROLLBACK");
         other.close();
       }
-      expect(reasons(settled.results).map((reason) => (reason as { code?: string }).code)).toEqual([
-        "SQLITE_BUSY",
-        "SQLITE_BUSY",
-        "SQLITE_BUSY",
-        "SQLITE_BUSY",
-      ]);
+      expect(reasons(settled.results).map((reason) => (reason as { code?: string }).code)).toEqual(
+        Array(4).fill("SQLITE_BUSY"),
+      );
       expect(settled.tookMs).toBeLessThan(2 * TIMEOUT_MS);
       // Nothing of them was kept, and the batcher goes on.
       await insert("e");
@@ -105,12 +102,9 @@ describeEachOf([POSTGRES])(
         await other.query("rollback");
         await other.end();
       }
-      expect(reasons(settled.results).map((reason) => (reason as { code?: string }).code)).toEqual([
-        "55P03",
-        "55P03",
-        "55P03",
-        "55P03",
-      ]);
+      expect(reasons(settled.results).map((reason) => (reason as { code?: string }).code)).toEqual(
+        Array(4).fill("55P03"),
+      );
       expect(settled.tookMs).toBeLessThan(2 * TIMEOUT_MS);
       await insert("e");
       expect((await pool.query("select v from t")).rows).toEqual([{ v: "e" }]);

@@ -90,27 +90,15 @@ describeEachDialect("who hears each event, by room kind, on $name", (dialect) =>
     });
     expect(hook.statusCode).toBe(201);
     webhookId = hook.json().id;
-    const room = await t.app.inject({
-      method: "POST",
-      url: "/api/rooms",
-      headers: ada.headers,
-      payload: { name: "a room" },
-    });
-    rooms.room = room.json().id;
-    const dm = await t.app.inject({
-      method: "POST",
-      url: "/api/dms",
-      headers: ada.headers,
-      payload: { userId: bo.id },
-    });
-    rooms.dm = dm.json().id;
-    const toPromote = await t.app.inject({
-      method: "POST",
-      url: "/api/dms",
-      headers: ada.headers,
-      payload: { userId: cy.id },
-    });
-    rooms.promoted = toPromote.json().id;
+    /** POSTs as Ada and answers the id of what was created. */
+    const create = async (url: string, payload: object): Promise<number> => {
+      const res = await t.app.inject({ method: "POST", url, headers: ada.headers, payload });
+      expect(res.statusCode).toBeLessThan(300);
+      return res.json().id;
+    };
+    rooms.room = await create("/api/rooms", { name: "a room" });
+    rooms.dm = await create("/api/dms", { userId: bo.id });
+    rooms.promoted = await create("/api/dms", { userId: cy.id });
     const promoted = await t.app.inject({
       method: "POST",
       url: `/api/dms/${rooms.promoted}/promote`,

@@ -1,5 +1,5 @@
 import { onTestFinished, expect, it } from "vitest";
-import { describeEachDialect } from "../../../../helpers/dialects.js";
+import { describeEachDialect, type TestDialect } from "../../../../helpers/dialects.js";
 import { latch } from "../../../../helpers/latch.js";
 import { startReceiver, type Receiver } from "../../../../helpers/receiver.js";
 import { waitFor } from "../../../../helpers/wait-for.js";
@@ -27,18 +27,27 @@ async function circuitOf(d: DeliveryApp, webhookId: number): Promise<string> {
   return row.circuit;
 }
 
+/**
+ * A delivery app with a 4 s time-out and the given send slots (4 per endpoint), and a latch that
+ * holds receivers until the test ends.
+ */
+async function appWithHold(dialect: TestDialect, concurrency: number) {
+  const d = await startDeliveryApp(dialect, {
+    webhookTimeoutMs: 4_000,
+    webhookConcurrency: concurrency,
+    webhookPerEndpointConcurrency: 4,
+  });
+  onTestFinished(() => d.close());
+  const hold = latch();
+  onTestFinished(() => hold.release());
+  return { d, hold };
+}
+
 describeEachDialect("fair sending on $name", (dialect) => {
   it("delivers to a healthy endpoint at once while four endpoints hang", async () => {
     // The old rule: 8 send slots, 4 per endpoint; four hanging endpoints held them all until the
     // 4 s time-out, so the healthy endpoint's deliveries waited for it.
-    const d = await startDeliveryApp(dialect, {
-      webhookTimeoutMs: 4_000,
-      webhookConcurrency: 8,
-      webhookPerEndpointConcurrency: 4,
-    });
-    onTestFinished(() => d.close());
-    const hold = latch();
-    onTestFinished(() => hold.release());
+    const { d, hold } = await appWithHold(dialect, 8);
     const hanging: Receiver[] = [];
     for (let i = 0; i < 4; i++) {
       const target = await receiver();
@@ -74,14 +83,7 @@ describeEachDialect("fair sending on $name", (dialect) => {
   it("moves a send out longer than the slow threshold to a wait slot, freeing its send slot", async () => {
     // One send slot. An endpoint that answered once has it; then it hangs: 250 ms later the
     // send leaves the slot and another endpoint's delivery goes.
-    const d = await startDeliveryApp(dialect, {
-      webhookTimeoutMs: 4_000,
-      webhookConcurrency: 1,
-      webhookPerEndpointConcurrency: 4,
-    });
-    onTestFinished(() => d.close());
-    const hold = latch();
-    onTestFinished(() => hold.release());
+    const { d, hold } = await appWithHold(dialect, 1);
     const slow = await receiver();
     slow.respondWith(async (_request, index) => {
       if (index > 0) await hold.opened;
