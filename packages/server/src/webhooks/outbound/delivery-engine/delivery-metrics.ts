@@ -158,7 +158,7 @@ export function createDeliveryMetrics(
   });
   new client.Gauge({
     name: "parley_webhook_circuits",
-    help: "Outbound webhook endpoints this process has sent to, by circuit breaker state (closed, half-open, open)",
+    help: "Outbound webhook endpoints this process has sent to in the last 10 minutes (and every open one), by circuit breaker state (closed, half-open, open)",
     labelNames: ["state"] as const,
     registers: [registry],
     collect() {

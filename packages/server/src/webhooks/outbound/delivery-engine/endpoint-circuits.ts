@@ -73,7 +73,15 @@ interface EndpointEntry {
   probing: boolean;
   /** This process has told the database the endpoint's circuit at least once. */
   told: boolean;
+  /** When its last send ended. */
+  lastEndedAt: number;
 }
+
+/**
+ * A closed endpoint with nothing in flight for this long is forgotten (deleted endpoints, ones
+ * whose events stopped): it starts again as a new one, with a window of one.
+ */
+export const IDLE_FORGET_MS = 10 * 60_000;
 
 /**
  * Each endpoint's send window and circuit breaker in this process: the rules that keep a dead
@@ -109,6 +117,14 @@ export class EndpointCircuits {
     const rooms = new Map<number, number>();
     let stalledRoom = 0;
     for (const [webhookId, entry] of this.entries) {
+      if (
+        entry.circuit === "closed" &&
+        entry.inFlight === 0 &&
+        now - entry.lastEndedAt > IDLE_FORGET_MS
+      ) {
+        this.entries.delete(webhookId);
+        continue;
+      }
       if (entry.circuit === "open" && now >= entry.openUntil) {
         entry.circuit = "half-open";
         changes.push({ webhookId, circuit: "half-open", failures: 0 });
@@ -161,6 +177,7 @@ export class EndpointCircuits {
   ended(webhookId: number, result: SendResult, now: number): CircuitChange | undefined {
     const entry = this.entryOf(webhookId);
     entry.inFlight = Math.max(0, entry.inFlight - 1);
+    entry.lastEndedAt = now;
     const wasProbe = entry.probing;
     entry.probing = false;
     const { perEndpointLimit, failureThreshold, cooldownMs, maxCooldownMs } = this.settings;
@@ -218,17 +235,14 @@ export class EndpointCircuits {
     return at;
   }
 
-  /** Endpoints by circuit state (those never seen count as closed, and are not counted). */
+  /**
+   * Endpoints by circuit state: those sent to in the last IDLE_FORGET_MS, or open, or with sends
+   * out (those never seen count as closed, and are not counted).
+   */
   counts(): Record<Circuit, number> {
     const counts: Record<Circuit, number> = { closed: 0, open: 0, "half-open": 0 };
     for (const entry of this.entries.values()) counts[entry.circuit]++;
     return counts;
-  }
-
-  /** Forgets what is known of an endpoint (it was deleted, or its URL changed). */
-  forget(webhookId: number): void {
-    const entry = this.entries.get(webhookId);
-    if (entry && entry.inFlight === 0) this.entries.delete(webhookId);
   }
 
   private open(webhookId: number, entry: EndpointEntry, now: number): CircuitChange {
@@ -251,6 +265,7 @@ export class EndpointCircuits {
         cooldownMs: this.settings.cooldownMs,
         probing: false,
         told: false,
+        lastEndedAt: 0,
       };
       this.entries.set(webhookId, entry);
     }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   EndpointCircuits,
+  IDLE_FORGET_MS,
   sendResultOf,
   type SendResult,
 } from "../../../../../src/webhooks/outbound/delivery-engine/endpoint-circuits.js";
@@ -125,5 +126,20 @@ describe("endpoint windows and circuit breakers", () => {
     for (let i = 0; i < 3; i++) send(circuits, 8, "stalled");
     circuits.launched(8); // a send from before it opened, still out
     expect(circuits.isFull(8)).toBe(false);
+  });
+
+  it("forgets a closed endpoint idle for ten minutes, but never an open one or one with sends out", () => {
+    const circuits = new EndpointCircuits(settings);
+    for (let i = 0; i < 5; i++) send(circuits, 7, "answered", 0);
+    for (let i = 0; i < 3; i++) send(circuits, 8, "stalled", 0);
+    circuits.launched(9);
+    const later = IDLE_FORGET_MS + 1;
+    expect(circuits.rooms(IDLE_FORGET_MS).rooms.get(7)).toBe(4);
+    const { rooms } = circuits.rooms(later);
+    expect(rooms.has(7)).toBe(false); // a new endpoint's room of one again
+    expect(circuits.isProven(7)).toBe(false);
+    expect(circuits.circuitOf(8)).toBe("half-open"); // open, then half-open: kept
+    expect(rooms.get(9)).toBe(0); // its send is still out
+    expect(circuits.counts()).toEqual({ closed: 1, open: 0, "half-open": 1 });
   });
 });
