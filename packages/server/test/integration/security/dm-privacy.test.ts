@@ -225,6 +225,57 @@ describeEachDialect("direct-message privacy on $name", (dialect) => {
     expect(state.json()).toMatchObject({ callId, participants: [alice.username] });
   });
 
+  it("ends the live subscription of a member who leaves a DM: nothing of it reaches their open socket, before or after it is promoted", async () => {
+    const dm = await openDm(t, carol, alice);
+    const carolStream = await openAuthenticated(origin, carol.token);
+    const aliceStream = await openAuthenticated(origin, alice.token);
+    try {
+      expect(await subscribe(carolStream, dm)).toMatchObject({ type: "subscribed" });
+      expect(await subscribe(aliceStream, dm)).toMatchObject({ type: "subscribed" });
+      const leave = await t.app.inject({
+        method: "POST",
+        url: `/api/rooms/${dm}/leave`,
+        headers: carol.headers,
+      });
+      expect(leave.statusCode).toBe(204);
+      expect(await carolStream.next((f) => f.type === "error" && f.roomId === dm)).toMatchObject({
+        code: "forbidden",
+      });
+
+      const messages = ["after carol left", "after the promotion"];
+      expect((await post(t, alice, dm, messages[0]!)).statusCode).toBe(201);
+      const promote = await t.app.inject({
+        method: "POST",
+        url: `/api/dms/${dm}/promote`,
+        headers: alice.headers,
+        payload: { name: "promoted after a leave" },
+      });
+      expect(promote.statusCode).toBe(200);
+      const join = await t.app.inject({
+        method: "POST",
+        url: `/api/rooms/${dm}/join`,
+        headers: bob.headers,
+      });
+      expect(join.statusCode).toBe(200);
+      expect((await post(t, alice, dm, messages[1]!)).statusCode).toBe(201);
+      // Alice's socket has both messages: the stream sent them, and carol's socket had its chance.
+      await aliceStream.until(
+        (frames) =>
+          frames.filter((f) => f.event === "MESSAGE_CREATED" && f.roomId === dm).length === 2,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const leaked = carolStream.frames.filter(
+        (f) => f.type === "event" && f.roomId === dm && f.event === "MESSAGE_CREATED",
+      );
+      expect(leaked).toEqual([]);
+      expect(JSON.stringify(carolStream.frames)).not.toContain(messages[0]);
+      expect(JSON.stringify(carolStream.frames)).not.toContain(messages[1]);
+    } finally {
+      await carolStream.close();
+      await aliceStream.close();
+    }
+  });
+
   it("takes a member who leaves a DM out of its call", async () => {
     const dm = await openDm(t, carol, alice);
     for (const member of [carol, alice]) {
