@@ -15,13 +15,7 @@ import { recoverPanel, rotateSecretPanel } from "./endpoint-operations.js";
 import { headerTabs } from "./header-tabs.js";
 import { disabledBecause, healthDetails, stateBadge } from "./webhook-health.js";
 import { notModified, pollWhileShown } from "../poll.js";
-import {
-  deleteButton,
-  enterpriseNotice,
-  takeRevealedSecret,
-  testButton,
-  toggleButton,
-} from "./webhook-actions.js";
+import * as actions from "./webhook-actions.js";
 import { webhookForm } from "./webhook-form.js";
 
 const STATUSES: DeliveryStatus[] = ["PENDING", "SUCCESS", "FAILED", "EXHAUSTED"];
@@ -35,7 +29,7 @@ export async function loadWebhook(context: ViewContext, id: number): Promise<Web
     return data;
   } catch (error) {
     if (isStatus(error, 403, "enterprise_required")) {
-      context.root.append(enterpriseNotice());
+      context.root.append(actions.enterpriseNotice());
       return undefined;
     }
     const message = isStatus(error, 404) ? `There is no webhook ${id}.` : context.fail(error);
@@ -85,7 +79,7 @@ export const webhookDetailView: View = async (context, [idText]) => {
     webhookForm(context, webhook),
   );
   root.append(h("h1", null, webhook.name));
-  const reveal = takeRevealedSecret(webhook.id);
+  const reveal = actions.takeRevealedSecret(webhook.id);
   if (reveal) root.append(reveal);
   const because = disabledBecause(webhook);
   if (because !== null)
@@ -136,9 +130,9 @@ export const webhookDetailView: View = async (context, [idText]) => {
     h(
       "div",
       { class: "actions" },
-      toggleButton(context, webhook, reload),
-      testButton(context, webhook, () => void showLog()),
-      deleteButton(context, webhook, () => context.navigate("/admin/webhooks")),
+      actions.toggleButton(context, webhook, reload),
+      actions.testButton(context, webhook, () => void showLog()),
+      actions.deleteButton(context, webhook, () => context.navigate("/admin/webhooks")),
     ),
     h("h2", null, "Health"),
     healthDetails(webhook),
@@ -274,7 +268,7 @@ export const deliveryView: View = async (context, [webhookIdText, deliveryIdText
     etag = answer.headers.etag;
   } catch (error) {
     if (isStatus(error, 403, "enterprise_required")) {
-      root.append(enterpriseNotice());
+      root.append(actions.enterpriseNotice());
       return;
     }
     const message = isStatus(error, 404)

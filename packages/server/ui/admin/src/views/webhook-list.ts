@@ -4,13 +4,7 @@ import { EVENT_NAMES, type Webhook } from "@parley/client/browser";
 import { isStatus, paginate } from "../api.js";
 import { link, type View } from "../context.js";
 import { h, replaceChildren, row, table } from "../dom.js";
-import {
-  deleteButton,
-  enterpriseNotice,
-  takeRevealedSecret,
-  testButton,
-  toggleButton,
-} from "./webhook-actions.js";
+import * as actions from "./webhook-actions.js";
 import { webhookForm } from "./webhook-form.js";
 import { autoDisabledBanner, healthCell, stateBadge } from "./webhook-health.js";
 
@@ -33,7 +27,7 @@ export const webhooksView: View = async (context) => {
     h("h1", null, "Outbound webhooks"),
     h("p", { class: "crumbs" }, link("/admin/deliveries", "Search deliveries across endpoints →")),
   );
-  const reveal = takeRevealedSecret();
+  const reveal = actions.takeRevealedSecret();
   if (reveal) root.append(reveal);
   const listHolder = h("div", { class: "list", "aria-live": "polite" }, h("p", null, "Loading…"));
   root.append(listHolder);
@@ -43,7 +37,7 @@ export const webhooksView: View = async (context) => {
     webhooks = await paginate.all(context.api, "GET /api/admin/webhooks", { limit: 200 });
   } catch (error) {
     if (isStatus(error, 403, "enterprise_required")) {
-      replaceChildren(listHolder, enterpriseNotice());
+      replaceChildren(listHolder, actions.enterpriseNotice());
       return;
     }
     const message = context.fail(error);
@@ -72,9 +66,9 @@ export const webhooksView: View = async (context) => {
               h(
                 "span",
                 { class: "actions" },
-                toggleButton(context, webhook, refresh),
-                testButton(context, webhook),
-                deleteButton(context, webhook, refresh),
+                actions.toggleButton(context, webhook, refresh),
+                actions.testButton(context, webhook),
+                actions.deleteButton(context, webhook, refresh),
               ),
             ],
             { "data-webhook-id": webhook.id },
