@@ -3,10 +3,10 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it, onTestFinished } from "vitest";
 import { openDatabase } from "../../src/db/open-database.js";
-import { apiFor } from "../helpers/fixtures.js";
 import { startPrivatePostgres } from "../helpers/private-postgres.js";
-import { killAllServers, spawnServer } from "../helpers/spawn-server.js";
+import { killAllServers } from "../helpers/spawn-server.js";
 import { waitFor } from "../helpers/wait-for.js";
+import { spawnWithIngestUrl } from "./e2e-support.js";
 
 afterEach(killAllServers);
 
@@ -33,23 +33,14 @@ describe("a frozen PostgreSQL", { tags: ["postgres", "postgres-binaries"] }, () 
       await pg.stop(); // thaws it first
       fs.rmSync(dataDir, { recursive: true, force: true });
     });
-    const server = await spawnServer({
-      env: {
+    const { server, ingestUrl } = await spawnWithIngestUrl(
+      {
         PARLEY_DATA_DIR: dataDir,
         DATABASE_URL: pg.url,
         PARLEY_DATABASE_TIMEOUT_MS: String(TIMEOUT_MS),
       },
-    });
-    onTestFinished((context) => {
-      if (context.task.result?.state === "fail") console.error(server.output());
-    });
-    const admin = apiFor({ url: server.url, token: server.adminToken! });
-    const { data: room } = await admin("POST /api/rooms", { name: "frozen" });
-    const { data: created } = await admin("POST /api/admin/inbound-webhooks", {
-      roomId: room.id,
-      displayName: "Sender",
-    });
-    const ingestUrl = `${server.url}/api/public/webhooks/ingest/${created.token}`;
+      "frozen",
+    );
     const post = (content: string) =>
       timedFetch(ingestUrl, {
         method: "POST",

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it, onTestFinished } from "vitest";
-import { apiFor } from "../helpers/fixtures.js";
-import { killAllServers, spawnServer } from "../helpers/spawn-server.js";
+import { killAllServers } from "../helpers/spawn-server.js";
 import { mountTmpfs } from "../helpers/tmpfs.js";
 import { waitFor } from "../helpers/wait-for.js";
+import { spawnWithIngestUrl } from "./e2e-support.js";
 
 afterEach(killAllServers);
 
@@ -17,17 +17,7 @@ describe("a full disk under SQLite", { tags: ["root"] }, () => {
       await killAllServers();
       await disk.unmount();
     });
-    const server = await spawnServer({ env: { PARLEY_DATA_DIR: disk.dir } });
-    onTestFinished((context) => {
-      if (context.task.result?.state === "fail") console.error(server.output());
-    });
-    const admin = apiFor({ url: server.url, token: server.adminToken! });
-    const { data: room } = await admin("POST /api/rooms", { name: "full" });
-    const { data: created } = await admin("POST /api/admin/inbound-webhooks", {
-      roomId: room.id,
-      displayName: "Sender",
-    });
-    const ingestUrl = `${server.url}/api/public/webhooks/ingest/${created.token}`;
+    const { server, ingestUrl } = await spawnWithIngestUrl({ PARLEY_DATA_DIR: disk.dir }, "full");
     // Messages of 8 KiB: each needs new pages in the write-ahead log.
     const post = async (n: number) => {
       const res = await fetch(ingestUrl, {

@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { onTestFinished } from "vitest";
 import { apiFor } from "../helpers/fixtures.js";
 import type { Receiver } from "../helpers/receiver.js";
-import type { SpawnedServer } from "../helpers/spawn-server.js";
+import { spawnServer, type SpawnedServer } from "../helpers/spawn-server.js";
 import { waitFor } from "../helpers/wait-for.js";
 
 /**
@@ -116,4 +117,25 @@ export async function metricValue(server: SpawnedServer, series: string): Promis
   const text = await (await fetch(`${server.url}/metrics`)).text();
   const line = text.split("\n").find((l) => l.startsWith(`${series} `));
   return line === undefined ? 0 : Number(line.slice(series.length + 1));
+}
+
+/**
+ * A server spawned with `env` (its output printed when the test fails) and the token URL of an
+ * inbound webhook into a new room: what a test of the server under database trouble posts to.
+ */
+export async function spawnWithIngestUrl(
+  env: Record<string, string>,
+  roomName: string,
+): Promise<{ server: SpawnedServer; ingestUrl: string }> {
+  const server = await spawnServer({ env });
+  onTestFinished((context) => {
+    if (context.task.result?.state === "fail") console.error(server.output());
+  });
+  const admin = apiFor({ url: server.url, token: server.adminToken! });
+  const { data: room } = await admin("POST /api/rooms", { name: roomName });
+  const { data: created } = await admin("POST /api/admin/inbound-webhooks", {
+    roomId: room.id,
+    displayName: "Sender",
+  });
+  return { server, ingestUrl: `${server.url}/api/public/webhooks/ingest/${created.token}` };
 }
