@@ -11,7 +11,7 @@ export const CallSchema = Type.Object({
 });
 export type Call = Static<typeof CallSchema>;
 
-/** An RTCIceServer, as configured in PARLEY_ICE_SERVERS. */
+/** An RTCIceServer, as WebRTC takes it (PARLEY_ICE_SERVERS, PARLEY_TURN_SECRET). */
 export const IceServerSchema = Type.Object({
   urls: Type.Union([Type.String(), Usernames]),
   username: Type.Optional(Type.String()),
@@ -24,7 +24,8 @@ export const CallStateSchema = Type.Object({
   callId: Nullable(Type.String()),
   participants: Usernames,
   iceServers: Type.Array(IceServerSchema, {
-    description: "RTCIceServer objects (PARLEY_ICE_SERVERS)",
+    description:
+      "RTCIceServer objects for the caller: STUN from PARLEY_ICE_SERVERS; TURN with a short-lived credential of the caller's own (PARLEY_TURN_SECRET), none for bots",
   }),
 });
 export type CallState = Static<typeof CallStateSchema>;

@@ -338,7 +338,37 @@ export const SETTINGS = {
     kind: "json",
     default: "[]",
     description:
-      'ICE servers for calls: a JSON array of RTCIceServer objects, e.g. [{"urls":"stun:stun.example.org:3478"}]. Empty: peers on one network only.',
+      'ICE servers for calls: a JSON array of RTCIceServer objects, e.g. [{"urls":"stun:stun.example.org:3478"}]. Empty: peers on one network only. A username and credential given here are not handed out unless PARLEY_ICE_SERVERS_STATIC_CREDENTIALS=true: use PARLEY_TURN_SECRET instead.',
+  },
+  iceServersStaticCredentials: {
+    env: "PARLEY_ICE_SERVERS_STATIC_CREDENTIALS",
+    flag: "--ice-servers-static-credentials",
+    kind: "boolean",
+    default: "false",
+    description:
+      "Hand the static TURN usernames and credentials of PARLEY_ICE_SERVERS to every user who reads a call (bots excepted); they keep working after the user is disabled. Off: those TURN entries are left out (or served with PARLEY_TURN_SECRET's short-lived credentials).",
+  },
+  turnSecret: {
+    env: "PARLEY_TURN_SECRET",
+    flag: "--turn-secret",
+    kind: "string",
+    description:
+      "Shared secret of the TURN server's REST API credentials (coturn: use-auth-secret, static-auth-secret): each user reading a call gets a credential of their own that expires after PARLEY_TURN_TTL; bots get none. At least 32 characters.",
+  },
+  turnUrls: {
+    env: "PARLEY_TURN_URLS",
+    flag: "--turn-urls",
+    kind: "string",
+    description:
+      "Comma-separated turn: or turns: URLs the PARLEY_TURN_SECRET credentials are for. Unset: the turn: and turns: URLs of PARLEY_ICE_SERVERS.",
+  },
+  turnTtl: {
+    env: "PARLEY_TURN_TTL",
+    flag: "--turn-ttl",
+    kind: "string",
+    default: "1h",
+    description:
+      "How long a PARLEY_TURN_SECRET credential stays valid: seconds, or a number with s, m or h (60s to 168h).",
   },
   presenceGraceMs: {
     env: "PARLEY_PRESENCE_GRACE_MS",

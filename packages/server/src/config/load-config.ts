@@ -59,6 +59,14 @@ export interface Config {
   moderationQuarantineThreshold: number;
   /** RTCIceServer objects handed to call participants (PARLEY_ICE_SERVERS). */
   iceServers: IceServer[];
+  /** Hand PARLEY_ICE_SERVERS' static TURN credentials to users (else they are left out). */
+  iceServersStaticCredentials: boolean;
+  /** The TURN REST API shared secret (PARLEY_TURN_SECRET): short-lived credentials per user. */
+  turnSecret: string | undefined;
+  /** The URLs those credentials are for (PARLEY_TURN_URLS); undefined: PARLEY_ICE_SERVERS' turn: URLs. */
+  turnUrls: string[] | undefined;
+  /** Lifetime of a TURN REST credential, in seconds (PARLEY_TURN_TTL). */
+  turnTtl: number;
   presenceGraceMs: number;
   presenceHeartbeatMs: number;
   streamPingIntervalMs: number;
@@ -215,6 +223,18 @@ export function loadConfig(
     );
   }
   config.iceServers = parseIceServers(config.iceServers as unknown);
+  config.turnUrls = parseTurnUrls(config.turnUrls as unknown as string | undefined);
+  config.turnTtl = parseTurnTtl(config.turnTtl as unknown as string);
+  if (config.turnSecret !== undefined) {
+    if (config.turnSecret.length < 32)
+      throw new ConfigError("PARLEY_TURN_SECRET", "must be at least 32 characters");
+    const urls = config.turnUrls ?? config.iceServers.flatMap((server) => turnUrlsOf(server));
+    if (urls.length === 0)
+      throw new ConfigError(
+        "PARLEY_TURN_SECRET",
+        "needs PARLEY_TURN_URLS, or a turn: or turns: URL in PARLEY_ICE_SERVERS",
+      );
+  }
   if (config.jwtSecret !== undefined && config.jwtSecret.length < 32) {
     throw new ConfigError("PARLEY_JWT_SECRET", "must be at least 32 characters");
   }
@@ -257,4 +277,38 @@ function parseIceServers(value: unknown): IceServer[] {
     if (credential !== undefined) server.credential = credential as string;
     return server;
   });
+}
+
+const TURN_URL = /^turns?:/;
+
+/** The turn: and turns: URLs of an ICE server entry. */
+export function turnUrlsOf(server: IceServer): string[] {
+  return (typeof server.urls === "string" ? [server.urls] : server.urls).filter((url) =>
+    TURN_URL.test(url),
+  );
+}
+
+function parseTurnUrls(raw: string | undefined): string[] | undefined {
+  if (raw === undefined) return undefined;
+  const urls = raw
+    .split(",")
+    .map((url) => url.trim())
+    .filter((url) => url !== "");
+  if (urls.length === 0 || !urls.every((url) => TURN_URL.test(url)))
+    throw new ConfigError("PARLEY_TURN_URLS", "expected comma-separated turn: or turns: URLs");
+  return urls;
+}
+
+const TTL_UNITS: Record<string, number> = { "": 1, s: 1, m: 60, h: 3600 };
+
+/** "3600", "3600s", "60m", "1h" → seconds, from 60 s to 168 h. */
+function parseTurnTtl(raw: string): number {
+  const match = /^(\d+)\s*(s|m|h|)$/.exec(raw.trim());
+  const seconds = match ? Number(match[1]) * TTL_UNITS[match[2]!]! : NaN;
+  if (!(seconds >= 60 && seconds <= 168 * 3600))
+    throw new ConfigError(
+      "PARLEY_TURN_TTL",
+      `expected seconds, or a number with s, m or h, from 60s to 168h; got "${raw}"`,
+    );
+  return seconds;
 }

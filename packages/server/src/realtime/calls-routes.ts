@@ -4,6 +4,7 @@ import type { AppContext } from "../app-context.js";
 import { requireRole } from "../auth/require-role.js";
 import { authErrors, problemSchema } from "../http/schemas.js";
 import { getCall, joinCall, leaveCall } from "./calls-service.js";
+import { withholdsStaticCredentials } from "./ice-servers.js";
 
 const roomParams = IdParams("roomId");
 
@@ -12,6 +13,10 @@ export const callsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
   const anyUser = requireRole(ctx);
   const tags = ["calls"];
   const security = [{ bearer: [] }];
+  if (withholdsStaticCredentials(ctx.config))
+    app.log.warn(
+      "PARLEY_ICE_SERVERS holds a static TURN credential that is not handed out: set PARLEY_TURN_SECRET (per-user credentials), or PARLEY_ICE_SERVERS_STATIC_CREDENTIALS=true",
+    );
 
   app.post(
     "/api/rooms/:roomId/call/join",
@@ -53,7 +58,8 @@ export const callsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
       schema: {
         tags,
         security,
-        summary: "The room's current call, its participants and the ICE servers to use",
+        summary:
+          "The room's current call, its participants and the ICE servers to use (TURN credentials of the caller's own, short-lived; none for bots)",
         params: roomParams,
         response: { 200: CallStateSchema, 400: problemSchema, 404: problemSchema, ...authErrors },
       },

@@ -17,6 +17,7 @@ import { isMember } from "../chat/rooms-repository.js";
 import { AppError } from "../errors/app-error.js";
 import type { Database } from "../db/schema.js";
 import type { IceServer } from "../config/load-config.js";
+import { iceServersFor } from "./ice-servers.js";
 import { eventData } from "../events/event-catalogue.js";
 import type { Tx } from "../db/unit-of-work.js";
 
@@ -100,7 +101,10 @@ export async function leaveCall(ctx: AppContext, actor: Principal, roomId: numbe
     throw new AppError("not_a_member", `you are not a member of room ${roomId}`);
 }
 
-/** The room's current call (callId null when none) and the ICE servers for it; members only. */
+/**
+ * The room's current call (callId null when none) and the ICE servers the caller may use for it
+ * (their own short-lived TURN credential; none for a bot); members only.
+ */
 export async function getCall(
   ctx: AppContext,
   actor: Principal,
@@ -111,7 +115,7 @@ export async function getCall(
   return {
     callId: callId ?? null,
     participants: callId ? await listCallParticipants(ctx.db, roomId) : [],
-    iceServers: ctx.config.iceServers,
+    iceServers: iceServersFor(ctx.config, actor, ctx.now()),
   };
 }
 

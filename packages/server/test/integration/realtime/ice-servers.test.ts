@@ -1,7 +1,8 @@
 /**
  * PARLEY_ICE_SERVERS reaches call participants: `GET /api/rooms/{roomId}/call` serves the
- * configured RTCIceServer objects as `iceServers`, whole (TURN username and credential included,
- * which the response schema must not strip), before and during a call, and to members only.
+ * configured RTCIceServer objects as `iceServers`, whole when the operator opted in to static TURN
+ * credentials (username and credential included, which the response schema must not strip),
+ * before and during a call, and to members only. (Per-user credentials: security/turn-credentials.)
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createTestApp, type TestApp, type TestUser } from "../../helpers/build-app.js";
@@ -23,7 +24,10 @@ describeEachDialect("ICE servers for calls on $name", (dialect) => {
   let roomId: number;
 
   beforeAll(async () => {
-    t = await createTestApp(dialect, { iceServers: JSON.stringify(ICE_SERVERS) });
+    t = await createTestApp(dialect, {
+      iceServers: JSON.stringify(ICE_SERVERS),
+      iceServersStaticCredentials: true,
+    });
     alice = await t.user("user", `alice-${dialect.name}`);
     outsider = await t.user("user", `outsider-${dialect.name}`);
     const room = await t.app.inject({
@@ -41,7 +45,7 @@ describeEachDialect("ICE servers for calls on $name", (dialect) => {
   const callState = (user: TestUser) =>
     t.app.inject({ method: "GET", url: `/api/rooms/${roomId}/call`, headers: user.headers });
 
-  it("serves the configured ICE servers whole, before and during a call", async () => {
+  it("serves the configured ICE servers whole when static credentials are opted in, before and during a call", async () => {
     const before = await callState(alice);
     expect(before.statusCode).toBe(200);
     expect(before.json()).toEqual({ callId: null, participants: [], iceServers: ICE_SERVERS });

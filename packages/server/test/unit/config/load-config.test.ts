@@ -107,3 +107,42 @@ describe("PARLEY_ICE_SERVERS", () => {
     expect(() => loadConfig({ PARLEY_ICE_SERVERS: value })).not.toThrow(/s3cret-turn-pass/);
   });
 });
+
+describe("PARLEY_TURN_SECRET, PARLEY_TURN_URLS, PARLEY_TURN_TTL", () => {
+  const secret = "x".repeat(32);
+
+  it("defaults to no secret, no URLs of its own, a 1 hour TTL and no static credentials", () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({ turnSecret: undefined, turnUrls: undefined, turnTtl: 3600 });
+    expect(config.iceServersStaticCredentials).toBe(false);
+  });
+
+  it("reads the TTL in seconds or with a unit, and the URLs comma-separated", () => {
+    expect(loadConfig({ PARLEY_TURN_TTL: "90" }).turnTtl).toBe(90);
+    expect(loadConfig({ PARLEY_TURN_TTL: "15m" }).turnTtl).toBe(900);
+    expect(loadConfig({ PARLEY_TURN_TTL: "2h" }).turnTtl).toBe(7200);
+    const urls = "turn:a.example.org:3478, turns:b.example.org:5349";
+    expect(loadConfig({ PARLEY_TURN_SECRET: secret, PARLEY_TURN_URLS: urls }).turnUrls).toEqual([
+      "turn:a.example.org:3478",
+      "turns:b.example.org:5349",
+    ]);
+  });
+
+  it.each([
+    ["PARLEY_TURN_TTL", { PARLEY_TURN_TTL: "59s" }],
+    ["PARLEY_TURN_TTL", { PARLEY_TURN_TTL: "169h" }],
+    ["PARLEY_TURN_TTL", { PARLEY_TURN_TTL: "1d" }],
+    ["PARLEY_TURN_URLS", { PARLEY_TURN_URLS: "stun:a.example.org" }],
+    ["PARLEY_TURN_SECRET", { PARLEY_TURN_SECRET: "short", PARLEY_TURN_URLS: "turn:a" }],
+    ["PARLEY_TURN_SECRET", { PARLEY_TURN_SECRET: secret }], // no TURN URL anywhere
+  ])("refuses a bad %s", (variable, env) => {
+    expect(() => loadConfig(env)).toThrow(new RegExp(variable));
+  });
+
+  it("takes the secret's URLs from PARLEY_ICE_SERVERS when PARLEY_TURN_URLS is unset", () => {
+    const iceServers = JSON.stringify([{ urls: "turn:a.example.org:3478" }]);
+    expect(() =>
+      loadConfig({ PARLEY_TURN_SECRET: secret, PARLEY_ICE_SERVERS: iceServers }),
+    ).not.toThrow();
+  });
+});
