@@ -56,6 +56,8 @@ import { parseArgs } from "node:util";
 import pg from "pg";
 import { Agent, request } from "undici";
 import { benchDatabaseUrl } from "./bench-targets.js";
+import { numberOption } from "./number-option.js";
+import { inParallel } from "./in-parallel.js";
 
 export interface DeadReceiversOptions {
   /** Chat posts per configuration (measured; the warm-up is apart). */
@@ -362,16 +364,6 @@ async function api<T>(
   const text = await res.body.text();
   if (res.statusCode >= 300) throw new Error(`${method} ${route}: ${res.statusCode} ${text}`);
   return JSON.parse(text) as T;
-}
-
-/** Runs `work(i)` for i in [0, count), `parallel` at a time. */
-async function inParallel(count: number, parallel: number, work: (i: number) => Promise<void>) {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(parallel, count) }, async () => {
-      while (next < count) await work(next++);
-    }),
-  );
 }
 
 /** What the delivery log says of up to `limit` healthy deliveries that have not arrived. */
@@ -937,12 +929,10 @@ export function deadReceiversOptionsFrom(values: {
   "timeout-ms"?: string | undefined;
 }): DeadReceiversOptions {
   const base = values.quick ? DEAD_RECEIVERS_QUICK : DEAD_RECEIVERS_DEFAULTS;
-  const num = (value: string | undefined, fallback: number) =>
-    value === undefined ? fallback : Number(value);
   return {
-    messages: num(values.messages, base.messages),
-    rate: num(values.rate, base.rate),
-    waitSeconds: num(values["wait-seconds"], base.waitSeconds),
+    messages: numberOption(values.messages, base.messages),
+    rate: numberOption(values.rate, base.rate),
+    waitSeconds: numberOption(values["wait-seconds"], base.waitSeconds),
     timeoutMs: values["timeout-ms"] === undefined ? base.timeoutMs : Number(values["timeout-ms"]),
   };
 }

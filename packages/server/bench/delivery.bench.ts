@@ -55,6 +55,8 @@ import {
   type PostingRoom,
 } from "./bench-targets.js";
 import { openGraphilePeer, type GraphilePeer } from "./graphile-worker-peer.js";
+import { numberOption } from "./number-option.js";
+import { inParallel } from "./in-parallel.js";
 
 export interface DeliveryBenchOptions {
   /** Deliveries per drain and per burst. */
@@ -210,20 +212,6 @@ export async function addEndpoint(ctx: AppContext, url: string, secret: string):
 export function emit(ctx: AppContext, key: string): Promise<void> {
   return ctx.database.transaction((tx) =>
     tx.emit("ADMIN_USER_DISABLED", { username: key, adminActor: "bench" }),
-  );
-}
-
-/** Runs `work(i)` for i in [0, count) with `writers` of them in flight. */
-export async function inParallel(
-  count: number,
-  writers: number,
-  work: (i: number) => Promise<void>,
-): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(writers, count) }, async () => {
-      while (next < count) await work(next++);
-    }),
   );
 }
 
@@ -727,14 +715,12 @@ export function deliveryOptionsFrom(values: {
   "steady-rate"?: string | undefined;
 }): DeliveryBenchOptions {
   const base = values.quick ? DELIVERY_QUICK : DELIVERY_DEFAULTS;
-  const num = (value: string | undefined, fallback: number) =>
-    value === undefined ? fallback : Number(value);
   return {
-    events: num(values.events, base.events),
-    rounds: num(values.rounds, base.rounds),
-    writers: num(values.writers, base.writers),
-    steadySeconds: num(values["steady-seconds"], base.steadySeconds),
-    steadyRate: num(values["steady-rate"], base.steadyRate),
+    events: numberOption(values.events, base.events),
+    rounds: numberOption(values.rounds, base.rounds),
+    writers: numberOption(values.writers, base.writers),
+    steadySeconds: numberOption(values["steady-seconds"], base.steadySeconds),
+    steadyRate: numberOption(values["steady-rate"], base.steadyRate),
   };
 }
 

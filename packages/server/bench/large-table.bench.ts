@@ -40,6 +40,7 @@ import {
   type PostingRoom,
 } from "./bench-targets.js";
 import { DAY_MS, seedDeliveries } from "./seed-deliveries.js";
+import { numberOption } from "./number-option.js";
 
 export interface LargeTableBenchOptions {
   rows: number;
@@ -332,15 +333,13 @@ export function largeTableOptionsFrom(values: {
   "sqlite-analyze"?: boolean | undefined;
 }): LargeTableBenchOptions {
   const base = values.quick ? LARGE_TABLE_QUICK : LARGE_TABLE_DEFAULTS;
-  const num = (value: string | undefined, fallback: number) =>
-    value === undefined ? fallback : Number(value);
   return {
     ...base,
-    rows: num(values.rows, base.rows),
-    rounds: num(values.rounds, base.rounds),
-    ingestSeconds: num(values["ingest-seconds"], base.ingestSeconds),
-    writers: num(values.writers, base.writers),
-    retentionRate: num(values["retention-rate"], base.retentionRate),
+    rows: numberOption(values.rows, base.rows),
+    rounds: numberOption(values.rounds, base.rounds),
+    ingestSeconds: numberOption(values["ingest-seconds"], base.ingestSeconds),
+    writers: numberOption(values.writers, base.writers),
+    retentionRate: numberOption(values["retention-rate"], base.retentionRate),
     sqliteAnalyze: values["sqlite-analyze"] ?? base.sqliteAnalyze,
   };
 }

@@ -36,7 +36,6 @@ import {
   addEndpoint,
   clock,
   emit,
-  inParallel,
   newDispatcher,
   SECRET,
   startReceiver,
@@ -51,6 +50,8 @@ import {
   type Server,
   type SharedSchema,
 } from "./ingest.bench.js";
+import { inParallel } from "./in-parallel.js";
+import { numberOption } from "./number-option.js";
 
 export interface ScaleOutOptions {
   /** Seconds per ingest run. */
@@ -411,13 +412,11 @@ export function scaleOutOptionsFrom(values: {
   events?: string | undefined;
 }): ScaleOutOptions {
   const base = values.quick ? SCALE_OUT_QUICK : SCALE_OUT_DEFAULTS;
-  const num = (value: string | undefined, fallback: number) =>
-    value === undefined ? fallback : Number(value);
   return {
-    duration: num(values.duration, base.duration),
-    connections: num(values.connections, base.connections),
-    rounds: num(values.rounds, base.rounds),
-    events: num(values.events, base.events),
+    duration: numberOption(values.duration, base.duration),
+    connections: numberOption(values.connections, base.connections),
+    rounds: numberOption(values.rounds, base.rounds),
+    events: numberOption(values.events, base.events),
   };
 }
 
