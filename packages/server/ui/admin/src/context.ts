@@ -18,6 +18,12 @@ export interface ViewContext {
 
 export type View = (context: ViewContext, params: string[]) => Promise<void>;
 
+/** Shows a failed call's message in the note above the page (nothing after a 401: see `fail`). */
+export function flashFailure(context: ViewContext, error: unknown): void {
+  const message = context.fail(error);
+  if (message !== undefined) context.flash(message, "error");
+}
+
 /** A link inside the UI: followed with the History API, no page load. */
 export function link(path: string, ...children: Child[]): HTMLAnchorElement {
   return h("a", { href: path, "data-nav": true }, ...children);

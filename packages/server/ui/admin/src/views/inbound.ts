@@ -1,6 +1,13 @@
 import type { InboundWebhook, InboundWebhookWithToken } from "@parley/client/browser";
 import { paginate } from "../api.js";
-import { clearError, errorBox, showError, type View, type ViewContext } from "../context.js";
+import {
+  clearError,
+  errorBox,
+  flashFailure,
+  showError,
+  type View,
+  type ViewContext,
+} from "../context.js";
 import {
   badge,
   busy,
@@ -82,10 +89,6 @@ function avatar(url: string | null): HTMLImageElement | null {
 
 function actions(context: ViewContext, webhook: InboundWebhook): HTMLElement[] {
   const reload = (): void => context.navigate("/admin/inbound");
-  const report = (error: unknown): void => {
-    const message = context.fail(error);
-    if (message !== undefined) context.flash(message, "error");
-  };
   const toggle = h(
     "button",
     { type: "button", class: "secondary" },
@@ -103,7 +106,7 @@ function actions(context: ViewContext, webhook: InboundWebhook): HTMLElement[] {
         );
         reload();
       } catch (error) {
-        report(error);
+        flashFailure(context, error);
       }
     }),
   );
@@ -119,7 +122,7 @@ function actions(context: ViewContext, webhook: InboundWebhook): HTMLElement[] {
         context.flash(`New token for “${data.displayName}”: the old URL no longer works.`);
         reload();
       } catch (error) {
-        report(error);
+        flashFailure(context, error);
       }
     },
   );
@@ -129,7 +132,7 @@ function actions(context: ViewContext, webhook: InboundWebhook): HTMLElement[] {
       context.flash(`Inbound webhook “${webhook.displayName}” deleted.`);
       reload();
     } catch (error) {
-      report(error);
+      flashFailure(context, error);
     }
   });
   return [toggle, rotate, remove];

@@ -1,7 +1,7 @@
 // What the endpoint list and an endpoint's page share: the enable/disable, test and delete
 // buttons, the one-time reveal of a secret just set, and the Community edition's notice.
 import type { Webhook } from "@parley/client/browser";
-import type { ViewContext } from "../context.js";
+import { flashFailure, type ViewContext } from "../context.js";
 import { busy, confirmButton, copyField, h, time } from "../dom.js";
 
 /**
@@ -103,8 +103,7 @@ export function toggleButton(
         context.flash(`Webhook “${data.name}” ${data.enabled ? "enabled" : "disabled"}.`);
         done(data);
       } catch (error) {
-        const message = context.fail(error);
-        if (message !== undefined) context.flash(message, "error");
+        flashFailure(context, error);
       }
     }),
   );
@@ -127,8 +126,7 @@ export function testButton(
         context.flash(`Test event queued for “${webhook.name}” as delivery ${data.deliveryId}.`);
         done?.(data.deliveryId);
       } catch (error) {
-        const message = context.fail(error);
-        if (message !== undefined) context.flash(message, "error");
+        flashFailure(context, error);
       }
     }),
   );
@@ -149,8 +147,7 @@ export function deleteButton(
         context.flash(`Webhook “${webhook.name}” deleted.`);
         done();
       } catch (error) {
-        const message = context.fail(error);
-        if (message !== undefined) context.flash(message, "error");
+        flashFailure(context, error);
       }
     },
   );

@@ -8,7 +8,7 @@ import {
   type Webhook,
 } from "@parley/client/browser";
 import { isStatus, paginate } from "../api.js";
-import { link, type View, type ViewContext } from "../context.js";
+import { flashFailure, link, type View, type ViewContext } from "../context.js";
 import { badge, busy, details, h, replaceChildren, row, table, time } from "../dom.js";
 import { pagedTable } from "../paged-table.js";
 import { recoverPanel, rotateSecretPanel } from "./endpoint-operations.js";
@@ -291,8 +291,7 @@ export const deliveryView: View = async (context, [webhookIdText, deliveryIdText
         );
         context.navigate(`/admin/webhooks/${webhookId}/deliveries/${data.deliveryId}`);
       } catch (error) {
-        const message = context.fail(error);
-        if (message !== undefined) context.flash(message, "error");
+        flashFailure(context, error);
       }
     }),
   );
