@@ -19,6 +19,7 @@ import {
 import { FAST_ENV } from "../helpers/knobs.js";
 
 interface User {
+  id: number;
   username: string;
   token: string;
 }
@@ -67,7 +68,7 @@ describe("live stream across two processes on PostgreSQL", { tags: ["postgres"] 
       "POST",
       `/api/admin/users/${user.id}/tokens`,
     );
-    return { username, token };
+    return { id: user.id, username, token };
   }
 
   const open = async (server: SpawnedServer, user: User) => {
@@ -145,6 +146,27 @@ describe("live stream across two processes on PostgreSQL", { tags: ["postgres"] 
     await Promise.all([all(onA), all(onB)]);
     expect([...messageIds(onA)].sort((x, y) => x - y)).toEqual([...ids].sort((x, y) => x - y));
     expect(messageIds(onB)).toEqual(messageIds(onA));
+  });
+
+  it("ends a DM's subscription on the other process when its member leaves it there", async () => {
+    const dm = (
+      await api<{ id: number }>(a, alice.token, "POST", "/api/dms", {
+        userId: carol.id,
+      })
+    ).id;
+    const carolOnB = await open(b, carol);
+    const aliceOnB = await open(b, alice);
+    expect(await subscribe(carolOnB, dm)).toMatchObject({ type: "subscribed" });
+    expect(await subscribe(aliceOnB, dm)).toMatchObject({ type: "subscribed" });
+    await api(a, carol.token, "POST", `/api/rooms/${dm}/leave`);
+    await carolOnB.next((f) => f.type === "error" && f.roomId === dm, 10_000);
+    const after = (
+      await api<{ id: number }>(a, alice.token, "POST", `/api/rooms/${dm}/messages`, {
+        content: "after carol left",
+      })
+    ).id;
+    await aliceOnB.next(messageFrame(after), 10_000);
+    expect(carolOnB.frames.some(messageFrame(after))).toBe(false);
   });
 
   it("resumes on the other process with after, exactly once", async () => {
