@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { CliError } from "../../../src/cli/cli-error.js";
 import { parseTime } from "../../../src/cli/parse-time.js";
+import { parseInstant } from "../../../src/time/parse-instant.js";
 import { describeHealth } from "../../../src/cli/webhooks-health.js";
 
 describe("parseTime (--since, --until)", () => {
@@ -17,6 +18,40 @@ describe("parseTime (--since, --until)", () => {
     expect(parseTime("15m", "--since", now)).toBe("2026-11-25T11:45:00.000Z");
     expect(parseTime("12H", "--since", now)).toBe("2026-11-25T00:00:00.000Z");
     expect(parseTime("7d", "--until", now)).toBe("2026-11-18T12:00:00.000Z");
+  });
+
+  it("agrees with the API: every date-time it takes the API takes too, as the same instant", () => {
+    for (const text of [
+      "2026-11-20T09:00:00+01",
+      "2026-11-20T09:00:00+0100",
+      "2026-11-20t08:00:00z",
+      "0000-01-01T00:00:00Z",
+      "9999-12-31T23:59:59.999Z",
+    ]) {
+      const iso = parseTime(text, "--since", now);
+      expect(parseInstant(iso), text).toBe(parseInstant(text));
+    }
+  });
+
+  it("refuses what the API refuses: a leap second, a time without a zone, beyond the year 9999", () => {
+    for (const bad of [
+      "2026-06-30T23:59:60Z",
+      "2026-11-20T08:00",
+      "2026-11-20T08:00:00",
+      "+275760-09-13T00:00:00.001Z",
+      "2026-02-29",
+    ]) {
+      expect(() => parseTime(bad, "--since", now), bad).toThrow(CliError);
+    }
+  });
+
+  it("refuses a duration reaching before the year 0 with its message, not a RangeError", () => {
+    for (const far of ["99999999999d", "9999999999999999999999s", "800000d"]) {
+      expect(() => parseTime(far, "--since", now), far).toThrow(
+        /^--since must be an ISO date or time/,
+      );
+    }
+    expect(parseTime("700000d", "--since", now)).toMatch(/^0\d{3}-/);
   });
 
   it("refuses anything else, naming the flag and the forms it takes", () => {
