@@ -120,17 +120,29 @@ export async function searchDeliveries(
 export const RECOVER_MAX = 10_000;
 
 /**
- * Recovery as one queue verb: a copy of each matching delivery of the endpoint (same body, same
- * event id), PENDING and due now, oldest first, at most RECOVER_MAX, in ONE `INSERT ... SELECT`
- * so a large recovery is a single statement in the caller's transaction. The originals stay as
- * they are (their log is history). Answers how many were queued.
+ * Recovery as one queue verb: for each event of the endpoint first queued in [since, until) whose
+ * latest delivery (the original, or the newest copy a redelivery or an earlier recovery made) is
+ * in a state of `statuses`, one copy of that delivery (same body, same event id), PENDING and due
+ * now; at most RECOVER_MAX, in id order, in ONE `INSERT ... SELECT` so a large recovery is a
+ * single statement in the caller's transaction. So an event is queued once however often the
+ * range is recovered: its copies are never matched as events of their own, and while a copy is
+ * pending (or once one succeeded) the event is not queued again. The originals stay as they are
+ * (their log is history). Answers how many were queued.
+ *
+ * Copies share their event's id: `event_id` (indexed) finds an event's deliveries to the endpoint.
+ * A row without one (inserted by hand) is an event of its own.
  */
 export async function recoverDeliveries(
   db: Kysely<Database>,
   webhookId: number,
-  filter: { statuses: readonly DeliveryStatus[]; since: number; until: number | undefined },
+  filter: { statuses: readonly DeliveryStatus[]; since: number; until: number },
   now: number,
 ): Promise<number> {
+  // When the event was first queued to the endpoint: the time its original was created.
+  const firstQueued = sql<number>`COALESCE((
+    SELECT MIN(f.created_at) FROM webhook_deliveries f
+    WHERE f.webhook_id = d.webhook_id AND f.event_id = d.event_id
+  ), d.created_at)`;
   const result = await db
     .insertInto("webhook_deliveries")
     .columns([
@@ -149,13 +161,13 @@ export async function recoverDeliveries(
       "room_id",
       "message_id",
     ])
-    .expression((eb) => {
-      let select = eb
-        .selectFrom("webhook_deliveries")
+    .expression((eb) =>
+      eb
+        .selectFrom("webhook_deliveries as d")
         .select([
-          "webhook_id",
-          "event",
-          "body",
+          "d.webhook_id",
+          "d.event",
+          "d.body",
           sql.lit("PENDING").as("status"),
           sql.lit(0).as("attempts"),
           // Typed, or PostgreSQL reads the parameters and NULLs of a SELECT list as text.
@@ -165,18 +177,26 @@ export async function recoverDeliveries(
           sql<null>`CAST(NULL AS integer)`.as("last_response_status"),
           sql<number>`CAST(${now} AS bigint)`.as("created_at"),
           sql<number>`CAST(${now} AS bigint)`.as("updated_at"),
-          "event_id",
-          "room_id",
-          "message_id",
+          "d.event_id",
+          "d.room_id",
+          "d.message_id",
         ])
-        .where("webhook_id", "=", webhookId)
-        .where("status", "in", [...filter.statuses])
-        .where("created_at", ">=", filter.since)
-        .orderBy("id")
-        .limit(RECOVER_MAX);
-      if (filter.until !== undefined) select = select.where("created_at", "<", filter.until);
-      return select;
-    })
+        .where("d.webhook_id", "=", webhookId)
+        .where("d.status", "in", [...filter.statuses])
+        // A copy is created after its original: this narrows the walk before the lookups below.
+        .where("d.created_at", ">=", filter.since)
+        // The event's latest delivery to the endpoint: no later copy.
+        .where(
+          sql<boolean>`NOT EXISTS (
+            SELECT 1 FROM webhook_deliveries l
+            WHERE l.webhook_id = d.webhook_id AND l.event_id = d.event_id AND l.id > d.id
+          )`,
+        )
+        .where(sql<boolean>`${firstQueued} >= ${filter.since}`)
+        .where(sql<boolean>`${firstQueued} < ${filter.until}`)
+        .orderBy("d.id")
+        .limit(RECOVER_MAX),
+    )
     .executeTakeFirst();
   return Number(result.numInsertedOrUpdatedRows ?? 0);
 }

@@ -144,7 +144,7 @@ export const webhookDeliveriesRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContex
       schema: {
         tags,
         security,
-        summary: "Redeliver every FAILED or EXHAUSTED delivery created since a time",
+        summary: "Resend, once each, the events of a time range whose delivery failed",
         params: IdParamsSchema,
         body: RecoverParamsSchema,
         response: {

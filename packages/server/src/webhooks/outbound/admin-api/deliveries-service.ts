@@ -3,6 +3,7 @@ import { keysetSlice, type KeysetSlice } from "../../../db/keyset-slice.js";
 import type { DeliveryStatus } from "../../../db/schema.js";
 import { AppError } from "../../../errors/app-error.js";
 import type { DeliverableEvent } from "../../../events/event-catalogue.js";
+import { parseInstant } from "../../../time/parse-instant.js";
 import {
   findDelivery,
   listAttempts,
@@ -105,9 +106,18 @@ export interface DeliverySearchQuery {
   limit: number;
 }
 
+/** A date-time of a query, read as the request validator checked it: an instant, never NaN. */
+function instant(text: string | undefined, field: string): number | undefined {
+  if (text === undefined) return undefined;
+  const at = parseInstant(text);
+  if (at === undefined)
+    throw new AppError("validation_failed", `${field} must be an RFC 3339 date-time`, { field });
+  return at;
+}
+
 function timeRange(since: string | undefined, until: string | undefined) {
-  const from = since === undefined ? undefined : Date.parse(since);
-  const to = until === undefined ? undefined : Date.parse(until);
+  const from = instant(since, "since");
+  const to = instant(until, "until");
   if (from !== undefined && to !== undefined && from >= to)
     throw new AppError("invalid_time_range", "since must be before until", { field: "since" });
   return { since: from, until: to };
@@ -142,15 +152,19 @@ export interface RecoverInput {
 }
 
 /**
- * Redelivers, in one transaction, every delivery of the endpoint in a state of `statuses`
- * (default EXHAUSTED) created in [since, until): same body, same event id, at most 10,000 per
- * call (call again with a later `since` for more). The dispatchers are woken after the commit.
+ * Redelivers, in one transaction, each event of the endpoint first queued in [since, until)
+ * (`until` defaults to now) whose latest delivery is in a state of `statuses` (default
+ * EXHAUSTED): one copy per event, with the same body and event id, at most 10,000 per call (call
+ * again for more: an event already queued again is skipped while its copy is pending). A copy
+ * made by a redelivery or a recovery is never recovered as an event of its own, so recovering a
+ * range again queues only what failed again since. The dispatchers are woken after the commit.
  */
 export async function recover(
   ctx: AppContext,
   webhookId: number,
   input: RecoverInput,
 ): Promise<{ queued: number }> {
+  const now = ctx.now();
   const range = timeRange(input.since, input.until);
   const statuses: DeliveryStatus[] = [...new Set(input.statuses ?? ["EXHAUSTED" as const])];
   const queued = await ctx.database.transaction(async (tx) => {
@@ -159,8 +173,8 @@ export async function recover(
     const n = await recoverDeliveries(
       tx.db,
       webhookId,
-      { statuses, since: range.since!, until: range.until },
-      ctx.now(),
+      { statuses, since: range.since!, until: range.until ?? now },
+      now,
     );
     if (n > 0) tx.deliveriesDue();
     return n;

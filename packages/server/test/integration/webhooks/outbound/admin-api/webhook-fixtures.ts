@@ -28,6 +28,8 @@ export async function insertDelivery(
     createdAt?: number;
     nextAttemptAt?: number | null;
     lastResponseStatus?: number | null;
+    /** The spine's event id; left out, the row has none (as rows inserted by hand). */
+    eventId?: string;
   } = {},
 ): Promise<number> {
   const createdAt = row.createdAt ?? Date.now();
@@ -53,6 +55,7 @@ export async function insertDelivery(
       last_response_status: row.lastResponseStatus ?? null,
       created_at: createdAt,
       updated_at: createdAt,
+      ...(row.eventId === undefined ? {} : { event_id: row.eventId }),
     })
     .returning("id")
     .executeTakeFirstOrThrow();
