@@ -17,9 +17,16 @@ import type {
 import { isoTime, type DeliverableEvent } from "../../../events/event-catalogue.js";
 import { roomIdsOf } from "../../../events/event-subscriptions.js";
 import { maskHeaderValue } from "../mask-header-value.js";
+import { maskLoggedRequestHeaders, maskLoggedResponseHeaders } from "../mask-logged-headers.js";
 
-function parseHeaders(json: string | null): Record<string, string> | null {
-  return json === null ? null : (JSON.parse(json) as Record<string, string>);
+type Headers = Record<string, string>;
+
+function parseHeaders(json: string | null): Headers | null {
+  return json === null ? null : (JSON.parse(json) as Headers);
+}
+
+function mapHeaders(headers: Headers | null, mask: (headers: Headers) => Headers): Headers | null {
+  return headers === null ? null : mask(headers);
 }
 
 /**
@@ -145,8 +152,9 @@ export function toAttemptView(row: AttemptRow): AttemptView {
     responseStatus: row.response_status,
     responseBody: row.response_body,
     error: row.error,
-    requestHeaders: parseHeaders(row.request_headers),
-    responseHeaders: parseHeaders(row.response_headers),
+    // Masked when recorded; masked again for attempts recorded before that was so.
+    requestHeaders: mapHeaders(parseHeaders(row.request_headers), maskLoggedRequestHeaders),
+    responseHeaders: mapHeaders(parseHeaders(row.response_headers), maskLoggedResponseHeaders),
   };
 }
 

@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Transaction } from "kysely";
 import { byDialect, lockRowsInIdOrder, type PerDialect } from "../../../db/dialect.js";
 import type { Database, DeliveryStatus } from "../../../db/schema.js";
+import { maskLoggedRequestHeaders, maskLoggedResponseHeaders } from "../mask-logged-headers.js";
 import type { AttemptOutcome } from "../transport/webhook-sender.js";
 import { backoffDelay, type RetryPolicy } from "./backoff-schedule.js";
 import { parseRetryAfter } from "./parse-retry-after.js";
@@ -13,7 +14,7 @@ export interface FinishedAttempt {
   outcome: AttemptOutcome;
   /** The endpoint, for its health counters (absent: the counters are left alone). */
   webhookId?: number;
-  /** The request's headers as sent (custom header values masked). */
+  /** The request's headers as sent (custom header values masked; signatures are masked here). */
   requestHeaders?: Record<string, string>;
 }
 
@@ -257,8 +258,11 @@ function attemptRow({ deliveryId, attempt, outcome, webhookId, requestHeaders }:
     outcome.responseBody,
     outcome.error,
     webhookId ?? null,
-    requestHeaders === undefined ? null : JSON.stringify(requestHeaders),
-    outcome.responseHeaders ? JSON.stringify(outcome.responseHeaders) : null,
+    // Never a signature nor a receiver's credential: mask-logged-headers.ts says why.
+    requestHeaders === undefined ? null : JSON.stringify(maskLoggedRequestHeaders(requestHeaders)),
+    outcome.responseHeaders
+      ? JSON.stringify(maskLoggedResponseHeaders(outcome.responseHeaders))
+      : null,
   ] as const;
 }
 
@@ -297,7 +301,8 @@ async function recordOnPostgres(
   workerId: string,
   now: number,
 ): Promise<{ updated: Set<number>; health: HealthRow[] }> {
-  const columns = (n: number) => attempts.map((a) => attemptRow(a)[n]);
+  const attemptRows = attempts.map(attemptRow);
+  const columns = (n: number) => attemptRows.map((row) => row[n]);
   const values = [
     columns(0),
     next.map((t) => t.status),

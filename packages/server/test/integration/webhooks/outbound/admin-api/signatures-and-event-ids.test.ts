@@ -130,9 +130,18 @@ describeEachDialect("signature schemes and event ids on $name", (dialect) => {
     );
   });
 
-  it("records the request headers as sent and the response headers as received", async () => {
+  it("records the request headers as sent and the response headers as received, credentials masked", async () => {
     const receiver = await d.receiver();
-    receiver.respondWith(() => ({ status: 200, headers: { "x-receiver": "r".repeat(300) } }));
+    receiver.respondWith(() => ({
+      status: 200,
+      headers: {
+        "x-receiver": "r".repeat(300),
+        "x-request-id": "req-81723",
+        "set-cookie": "session=sess_9f8e7d6c5b4a; Path=/; HttpOnly",
+        "x-api-key": "rk_live_0123456789abcdef",
+        "x-auth-token": "eyJhbGciOiJIUzI1NiJ9.e30.c2lnbmF0dXJl",
+      },
+    }));
     const endpoint = await d.create({
       url: receiver.url,
       signatureScheme: "both",
@@ -152,17 +161,90 @@ describeEachDialect("signature schemes and event ids on $name", (dialect) => {
       return res.json().attemptHistory.length > 0 ? res.json() : undefined;
     });
     const attempt = detail.attemptHistory[0]!;
+    // A signature with the body is a delivery anyone could replay: only its scheme is kept.
     expect(attempt.requestHeaders).toMatchObject({
       "content-type": "application/json",
       "user-agent": "Parley-Webhooks/1.0",
-      "x-webhook-signature-256": request!.headers["x-webhook-signature-256"],
+      "x-webhook-signature-256": "sha256=****",
       "webhook-id": request!.headers["webhook-id"],
-      "webhook-signature": request!.headers["webhook-signature"],
+      "webhook-timestamp": request!.headers["webhook-timestamp"],
+      "webhook-signature": "v1,****",
       // The custom header's value is a credential: the log keeps it masked.
       authorization: "****1234",
     });
+    expect(request!.headers["x-webhook-signature-256"]).toBe(
+      expectedSignature(WHSEC, request!.body),
+    );
     expect(request!.headers.authorization).toBe("Bearer sk_live_abcdef1234");
+    // The receiver's credentials are masked whole; its other headers are kept.
+    expect(attempt.responseHeaders).toMatchObject({
+      "set-cookie": "****",
+      "x-api-key": "****",
+      "x-auth-token": "****",
+      "x-request-id": "req-81723",
+    });
     expect(attempt.responseHeaders["x-receiver"]).toHaveLength(256);
     expect(Object.keys(attempt.responseHeaders).length).toBeLessThanOrEqual(20);
+
+    // Masked where the attempt is recorded: the database holds none of them either.
+    const stored = JSON.stringify(
+      await d.t.ctx.db
+        .selectFrom("webhook_attempts")
+        .selectAll()
+        .where("webhook_id", "=", endpoint.id)
+        .execute(),
+    );
+    const signature = request!.headers["webhook-signature"]!.slice("v1,".length);
+    for (const secret of [
+      request!.headers["x-webhook-signature-256"]!.slice("sha256=".length),
+      signature,
+      "sess_9f8e7d6c5b4a",
+      "rk_live_0123456789abcdef",
+      "c2lnbmF0dXJl",
+      "sk_live",
+    ])
+      expect(stored).not.toContain(secret);
+  });
+
+  it("shows attempts recorded before signatures were masked with their signatures masked", async () => {
+    const receiver = await d.receiver();
+    const endpoint = await d.create({ url: receiver.url, signatureScheme: "both" });
+    await d.emitUser("recorded-before");
+    await receiver.waitForRequests(1);
+    const [summary] = (await d.api("GET", `/api/admin/webhooks/${endpoint.id}/deliveries`)).json()
+      .items as Array<{ id: number }>;
+    await waitFor("an attempt", async () => {
+      const res = await d.api(
+        "GET",
+        `/api/admin/webhooks/${endpoint.id}/deliveries/${summary!.id}`,
+      );
+      return res.json().attemptHistory.length > 0 ? true : undefined;
+    });
+    // As an earlier version recorded them: full signatures, the receiver's cookie as sent.
+    await d.t.ctx.db
+      .updateTable("webhook_attempts")
+      .set({
+        request_headers: JSON.stringify({
+          "x-webhook-signature-256": `sha256=${"ab".repeat(32)}`,
+          "webhook-signature": "v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4= v1,b2xkc2VjcmV0",
+        }),
+        response_headers: JSON.stringify({
+          "set-cookie": "session=abc",
+          "content-type": "text/plain",
+        }),
+      })
+      .where("delivery_id", "=", summary!.id)
+      .execute();
+    const detail = (
+      await d.api("GET", `/api/admin/webhooks/${endpoint.id}/deliveries/${summary!.id}`)
+    ).json();
+    expect(detail.attemptHistory[0].requestHeaders).toEqual({
+      "x-webhook-signature-256": "sha256=****",
+      "webhook-signature": "v1,**** v1,****",
+    });
+    expect(detail.attemptHistory[0].responseHeaders).toEqual({
+      "set-cookie": "****",
+      "content-type": "text/plain",
+    });
   });
 });
