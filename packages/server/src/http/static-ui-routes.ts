@@ -14,10 +14,13 @@ export function bundleDir(folder: string): string {
   return fileURLToPath(new URL(`../../dist/${folder}/`, import.meta.url));
 }
 
-/** Every answer of a browser UI carries these, errors included. */
+/**
+ * Every answer of a browser UI carries these, errors included. Images from Parley only (`data:`
+ * for the pages' empty icon): an image from elsewhere would tell its host who looks, and when.
+ */
 export const UI_SECURITY_HEADERS: Readonly<Record<string, string>> = {
   "content-security-policy":
-    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' https: data:; " +
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
     "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
   "x-content-type-options": "nosniff",
   "referrer-policy": "no-referrer",

@@ -14,7 +14,7 @@ import { createTestApp, type TestApp } from "../helpers/build-app.js";
 import { SQLITE } from "../helpers/dialects.js";
 
 const CSP =
-  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' https: data:; " +
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
   "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 const PAGE = '<!doctype html><script type="module" src="/admin/assets/app-ABC123.js"></script>';
 

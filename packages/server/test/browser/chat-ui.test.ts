@@ -170,6 +170,34 @@ describe("chat page in Chromium", { tags: ["chromium"] }, () => {
     expect(await a.locator("#present .person").allTextContents()).toEqual(["alice"]);
   }, 60_000);
 
+  it("shows an image in a message as a link, and never fetches it", async () => {
+    const pixel = "https://tracker.example/pixel.png";
+    const b = await signedIn(bob);
+    const fetched: string[] = [];
+    b.on("request", (request) => {
+      if (request.url().startsWith("https://tracker.example/")) fetched.push(request.url());
+    });
+    await b.locator(".message", { hasText: "history 45" }).first().waitFor();
+    await t.app.inject({
+      method: "POST",
+      url: `/api/rooms/${roomId}/messages`,
+      headers: alice.headers,
+      payload: {
+        content: `look ![the pixel](${pixel}) and [![build](${pixel})](https://ci.example/42)`,
+      },
+    });
+    const message = b.locator(".message", { hasText: "look" });
+    await message.locator(`a[href="${pixel}"]`, { hasText: "the pixel" }).waitFor();
+    expect(await message.locator('a[href="https://ci.example/42"]').textContent()).toBe("build");
+    expect(await message.locator("img").count()).toBe(0);
+    // The composer's preview renders the same way.
+    await b.locator("#composer").fill(`![t](${pixel})`);
+    await b.locator(`#preview a[href="${pixel}"]`).waitFor();
+    expect(await b.locator("#preview img").count()).toBe(0);
+    await b.waitForTimeout(200);
+    expect(fetched).toEqual([]);
+  }, 60_000);
+
   it("marks unread messages in rooms not shown, and shows a banner while reconnecting", async () => {
     const other = await t.app.inject({
       method: "POST",

@@ -1,5 +1,5 @@
 import sanitize from "sanitize-html";
-import type { IOptions, Attributes } from "sanitize-html";
+import type { IOptions, Attributes, Tag } from "sanitize-html";
 
 const HTTP_URL = /^https?:\/\//i;
 // Absolute web and mail links, or paths on Parley itself. Anything else (other schemes, odd
@@ -17,6 +17,27 @@ function normaliseLinkAttributes(attribs: Attributes): Attributes {
   // Always set, whatever the author wrote: no window.opener, no referrer, no SEO credit for spam.
   out.rel = "noopener noreferrer nofollow";
   return out;
+}
+
+/** How many <a> the sanitizer is inside (reset for every pass: a pass runs synchronously). */
+let openLinks = 0;
+
+/**
+ * A message's image is never fetched by its readers' browsers: an image from anywhere would tell
+ * whoever serves it who reads the message, when and from where. An image on the web becomes a
+ * link to it, its alt text (or its address) the link's text; inside a link, its alt text alone
+ * (a link in a link is not HTML). Any other image (relative, data:, other schemes) is dropped.
+ */
+function imageAsLink(attribs: Attributes): Tag {
+  const src = attribs.src?.trim() ?? "";
+  // A name no rule allows: the tag is discarded, and its `text` (if any) kept as text.
+  const asText = (text: string): Tag => ({ tagName: "image-text", attribs: {}, text });
+  if (!HTTP_URL.test(src)) return asText("");
+  const alt = attribs.alt?.trim() ?? "";
+  if (openLinks > 0) return asText(alt);
+  const link: Attributes = { href: src };
+  if (attribs.title !== undefined) link.title = attribs.title;
+  return { tagName: "a", attribs: normaliseLinkAttributes(link), text: alt === "" ? src : alt };
 }
 
 /**
@@ -61,11 +82,9 @@ const OPTIONS: IOptions = {
     "tr",
     "th",
     "td",
-    "img",
   ],
   allowedAttributes: {
     a: ["href", "title", "target", "rel"],
-    img: ["src", "alt", "title"],
     ol: ["start"],
     th: ["colspan", "rowspan"],
     td: ["colspan", "rowspan"],
@@ -73,8 +92,7 @@ const OPTIONS: IOptions = {
   // Fenced code blocks carry their language for client-side highlighting.
   allowedClasses: { code: ["language-*"] },
   allowedSchemes: ["http", "https", "mailto"],
-  allowedSchemesByTag: { img: ["http", "https"] },
-  allowedSchemesAppliedToAttributes: ["href", "src"],
+  allowedSchemesAppliedToAttributes: ["href"],
   allowProtocolRelative: false,
   allowVulnerableTags: false,
   disallowedTagsMode: "discard",
@@ -100,12 +118,17 @@ const OPTIONS: IOptions = {
     "svg",
     "math",
   ],
+  onOpenTag: (tagName) => {
+    if (tagName === "a") openLinks++;
+  },
+  onCloseTag: (tagName) => {
+    if (tagName === "a") openLinks--;
+  },
   transformTags: {
     a: (tagName, attribs) => ({ tagName, attribs: normaliseLinkAttributes(attribs) }),
+    img: (_tagName, attribs) => imageAsLink(attribs),
   },
   exclusiveFilter: (frame) => {
-    // A relative image URL would be fetched from Parley's own origin; only absolute web images.
-    if (frame.tag === "img") return !HTTP_URL.test(frame.attribs.src ?? "");
     // A link whose href was refused keeps its text, not an empty anchor.
     if (frame.tag === "a" && frame.attribs.href === undefined) return "excludeTag";
     return false;
@@ -123,11 +146,15 @@ export function sanitizeHtml(html: string): string {
   // One pass can leave markup that parses differently the second time (a tag dropped from
   // between two others changes which end tags are implied), so repeat until the output is
   // stable: stored HTML must come back byte for byte when it is sanitized again on read.
-  let current = sanitize(html, OPTIONS);
+  const sanitizeOnce = (input: string): string => {
+    openLinks = 0;
+    return sanitize(input, OPTIONS);
+  };
+  let current = sanitizeOnce(html);
   // Unchanged by a pass: already stable (stored HTML sanitized again on read, most markdown).
   if (current === html) return current;
   for (let pass = 1; pass < MAX_PASSES; pass++) {
-    const next = sanitize(current, OPTIONS);
+    const next = sanitizeOnce(current);
     if (next === current) return current;
     current = next;
   }

@@ -45,7 +45,6 @@ const OPTIONS: HtmlToTextOptions = {
   limits: { maxDepth: MAX_HTML_DEPTH + 8 },
   selectors: [
     { selector: "a", options: { linkBrackets: ["(", ")"], hideLinkHrefIfSameAsText: true } },
-    { selector: "img", options: { linkBrackets: ["(", ")"] } },
     ...["h1", "h2", "h3", "h4", "h5", "h6"].map((selector) => ({
       selector,
       options: { uppercase: false },

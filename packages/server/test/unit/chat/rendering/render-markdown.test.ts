@@ -47,9 +47,13 @@ describe("renderMarkdown", () => {
     expect(html).toContain("<td>2</td>");
   });
 
-  it("keeps http(s) images and drops data: images", () => {
-    expect(renderMarkdown("![cat](https://cdn.example/cat.png)")).toBe(
-      '<p><img src="https://cdn.example/cat.png" alt="cat" /></p>\n',
+  it("renders an http(s) image as a link to it, a badge in a link as the link, and drops data: images", () => {
+    const rel = 'rel="noopener noreferrer nofollow"';
+    expect(renderMarkdown("![t](https://tracker.example/pixel.png)")).toBe(
+      `<p><a href="https://tracker.example/pixel.png" ${rel}>t</a></p>\n`,
+    );
+    expect(renderMarkdown("[![build](https://ci.example/badge.svg)](https://ci.example/42)")).toBe(
+      `<p><a href="https://ci.example/42" ${rel}>build</a></p>\n`,
     );
     expect(renderMarkdown("![x](data:image/png;base64,AAAA)")).toBe("<p></p>\n");
   });

@@ -11,8 +11,7 @@ describe("sanitizeHtml", () => {
       '<del>d</del> <code>c</code><br /></p><pre><code class="language-ts">x</code></pre>' +
       '<blockquote><p>q</p></blockquote><ul><li>a</li></ul><ol start="3"><li>b</li></ol><hr />' +
       '<table><caption>t</caption><thead><tr><th colspan="2">h</th></tr></thead>' +
-      "<tbody><tr><td>1</td><td>2</td></tr></tbody><tfoot><tr><td>f</td></tr></tfoot></table>" +
-      '<img src="https://cdn.example/cat.png" alt="cat" title="Cat" />';
+      "<tbody><tr><td>1</td><td>2</td></tr></tbody><tfoot><tr><td>f</td></tr></tfoot></table>";
     expect(sanitizeHtml(html)).toBe(html);
   });
 
@@ -54,10 +53,33 @@ describe("sanitizeHtml", () => {
     }
   });
 
-  it("keeps images only with an absolute http(s) source", () => {
-    expect(sanitizeHtml('<img src="http://a.example/x.png">')).toBe(
-      '<img src="http://a.example/x.png" />',
+  it("shows an image as a link to it, never as an image a reader's browser would fetch", () => {
+    expect(sanitizeHtml('<img src="https://tracker.example/pixel.png" alt="t">')).toBe(
+      `<a href="https://tracker.example/pixel.png" ${REL}>t</a>`,
     );
+    expect(
+      sanitizeHtml('<p><img src="https://cdn.example/cat.png" alt="cat" title="Cat" /></p>'),
+    ).toBe(`<p><a href="https://cdn.example/cat.png" title="Cat" ${REL}>cat</a></p>`);
+    // No alt text: the address is the link's text; an alt is text, never markup.
+    expect(sanitizeHtml('<img src="http://a.example/x.png">')).toBe(
+      `<a href="http://a.example/x.png" ${REL}>http://a.example/x.png</a>`,
+    );
+    expect(sanitizeHtml('<img src="https://a.example/x.png" alt="<b>x</b> &amp;">')).toBe(
+      `<a href="https://a.example/x.png" ${REL}>&lt;b&gt;x&lt;/b&gt; &amp;</a>`,
+    );
+  });
+
+  it("shows an image inside a link as its alt text, so the link stays one link", () => {
+    expect(
+      sanitizeHtml(
+        '<a href="https://ci.example/42"><img src="https://ci.example/badge.svg" alt="build"></a> <img src="https://a.example/x.png" alt="after">',
+      ),
+    ).toBe(
+      `<a href="https://ci.example/42" ${REL}>build</a> <a href="https://a.example/x.png" ${REL}>after</a>`,
+    );
+  });
+
+  it("drops an image whose source is not an absolute http(s) URL", () => {
     for (const src of ["/x.png", "x.png", "//a.example/x.png", "data:image/png;base64,AA", ""]) {
       expect(sanitizeHtml(`<p><img src="${src}" alt="x"></p>`), src).toBe("<p></p>");
     }

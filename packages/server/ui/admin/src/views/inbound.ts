@@ -61,7 +61,7 @@ export const inboundView: View = async (context) => {
             h(
               "span",
               { class: "sender" },
-              avatar(webhook.avatarUrl),
+              // No avatar image: the page loads images from Parley only (img-src 'self').
               h("span", { class: "display-name" }, webhook.displayName),
             ),
             webhook.enabled ? badge("enabled") : badge("disabled"),
@@ -80,12 +80,6 @@ export const inboundView: View = async (context) => {
     ),
   );
 };
-
-/** Only https images, and only as an <img>: the URL is the admin's input, shown as-is otherwise. */
-function avatar(url: string | null): HTMLImageElement | null {
-  if (url === null || !url.startsWith("https://")) return null;
-  return h("img", { src: url, alt: "", class: "avatar", width: 20, height: 20, loading: "lazy" });
-}
 
 function actions(context: ViewContext, webhook: InboundWebhook): HTMLElement[] {
   const reload = (): void => context.navigate("/admin/inbound");
