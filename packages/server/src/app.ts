@@ -30,6 +30,7 @@ import { webhookEndpointsRoutes } from "./webhooks/outbound/admin-api/endpoints-
 import { inboundWebhooksRoutes } from "./webhooks/inbound/inbound-routes.js";
 import { ingestRoutes } from "./webhooks/inbound/ingest-routes.js";
 import { adminUiRoutes } from "./http/admin-ui-routes.js";
+import { ConnectionBudget } from "./http/connection-budget.js";
 import { realtimeRoutes } from "./realtime/realtime-routes.js";
 import { createStreamGateway } from "./realtime/stream-gateway.js";
 import { chatUiRoutes } from "./chat-ui/chat-ui-routes.js";
@@ -86,9 +87,15 @@ function serverOptions(
  */
 export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): Promise<ParleyApp> {
   const app = Fastify(serverOptions(ctx.config, options.logger));
-  // Beyond the cap, new connections are closed at once rather than each taking a socket, memory
-  // and a file descriptor until the process runs out.
-  app.server.maxConnections = ctx.config.httpMaxConnections;
+  // Beyond the caps, new connections are closed at once rather than each taking a socket, memory
+  // and a file descriptor until the process runs out; the live stream's sockets have a budget of
+  // their own, so they never keep requests out.
+  const connections = new ConnectionBudget({
+    http: ctx.config.httpMaxConnections,
+    upgraded: ctx.config.streamMaxSockets,
+    upgradedPerAddress: ctx.config.streamMaxSocketsPerAddress,
+  });
+  connections.install(app.server);
   const metrics = createMetrics();
   const stream = createStreamGateway(ctx, metrics.registry, { log: app.log });
   app.decorate("metrics", metrics);
@@ -114,7 +121,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   await app.register(inboundWebhooksRoutes, { ctx });
   await app.register(ingestRoutes, { ctx });
   await app.register(adminUiRoutes);
-  await app.register(realtimeRoutes, { ctx, stream });
+  await app.register(realtimeRoutes, { ctx, stream, connections });
   await app.register(chatUiRoutes);
 
   return app as unknown as ParleyApp;

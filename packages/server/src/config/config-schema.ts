@@ -410,6 +410,46 @@ export const SETTINGS = {
     description:
       "The longest the live stream waits, after writing to its clients, before it writes again (it waits three times as long as the last write round took, so a stream with few clients does not wait); frames queued meanwhile share one write per client. 0: never wait.",
   },
+  streamMaxSockets: {
+    env: "PARLEY_STREAM_MAX_SOCKETS",
+    flag: "--stream-max-sockets",
+    kind: "int",
+    default: "1024",
+    description:
+      "Live-stream sockets this process holds at once, a budget of their own beside PARLEY_HTTP_MAX_CONNECTIONS (which then counts plain HTTP connections only, so a full stream never keeps requests out). Past it an upgrade is answered 503 service_unavailable. Keep both together below the process's file-descriptor limit.",
+  },
+  streamMaxSocketsPerAddress: {
+    env: "PARLEY_STREAM_MAX_SOCKETS_PER_ADDRESS",
+    flag: "--stream-max-sockets-per-address",
+    kind: "int",
+    default: "50",
+    description:
+      "Live-stream sockets this process holds for one client address (an IPv6 /64 counts as one), authenticated or not. Past it an upgrade is answered 429 rate_limited. Behind a reverse proxy every client has the proxy's address: raise it to PARLEY_STREAM_MAX_SOCKETS there. 0: no limit per address.",
+  },
+  streamMaxSocketsPerUser: {
+    env: "PARLEY_STREAM_MAX_SOCKETS_PER_USER",
+    flag: "--stream-max-sockets-per-user",
+    kind: "int",
+    default: "20",
+    description:
+      "Authenticated live-stream sockets this process holds for one user or bot; the socket that authenticates past it is closed with 4429.",
+  },
+  streamFramesPerSecond: {
+    env: "PARLEY_STREAM_FRAMES_PER_SECOND",
+    flag: "--stream-frames-per-second",
+    kind: "int",
+    default: "50",
+    description:
+      "Frames a live-stream socket may send per second on average (a token bucket refilled at this rate, holding PARLEY_STREAM_FRAME_BURST); a socket sending past it is closed with 1008.",
+  },
+  streamFrameBurst: {
+    env: "PARLEY_STREAM_FRAME_BURST",
+    flag: "--stream-frame-burst",
+    kind: "int",
+    default: "200",
+    description:
+      "Frames a live-stream socket may send at once before PARLEY_STREAM_FRAMES_PER_SECOND applies: the chat page subscribes to every room of its user when it connects, so keep it above the number of rooms a user is in.",
+  },
   logLevel: {
     env: "PARLEY_LOG_LEVEL",
     flag: "--log-level",

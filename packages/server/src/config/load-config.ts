@@ -72,6 +72,11 @@ export interface Config {
   streamPingIntervalMs: number;
   streamCoalesceMs: number;
   streamReauthenticateMs: number;
+  streamMaxSockets: number;
+  streamMaxSocketsPerAddress: number;
+  streamMaxSocketsPerUser: number;
+  streamFramesPerSecond: number;
+  streamFrameBurst: number;
   logLevel: string;
 }
 
@@ -107,6 +112,7 @@ const ZERO_ALLOWED: ReadonlySet<SettingName> = new Set([
   "webhookAutoDisableAfterMs",
   "webhookAutoDisableMinFailures",
   "streamCoalesceMs",
+  "streamMaxSocketsPerAddress",
   "webhookWaitSlots",
 ]);
 

@@ -10,51 +10,71 @@ import {
   toMessageView,
   type MessageRepresentation,
 } from "../chat/messages-service.js";
+import { isHidden } from "../chat/message-visibility.js";
 import type { Database } from "../db/schema.js";
 import { eventData, type MessageCreatedData } from "../events/event-catalogue.js";
 
 /** `data` of a MESSAGE_CREATED frame: the event's data plus the `.full+json` message object. */
 export type MessageFrameData = MessageCreatedData & { message: MessageRepresentation };
 
-/** The message as GET /api/rooms/{roomId}/messages/{messageId} answers `.full+json`. */
+/**
+ * The message as GET /api/rooms/{roomId}/messages/{messageId} answers `.full+json`, unless it is
+ * hidden or deleted by now.
+ */
 export async function loadFullMessage(
   db: Kysely<Database>,
   messageId: number,
 ): Promise<MessageRepresentation | undefined> {
   const row = await findMessageViewRow(db, messageId);
-  return row ? representMessage(toMessageView(row), "full") : undefined;
+  // Hidden or deleted since its event: nothing of it goes out.
+  if (!row || row.deleted_at !== null || isHidden(row.moderation_status)) return undefined;
+  return representMessage(toMessageView(row), "full");
 }
 
 /**
- * The visible messages of a room with an id above `after`, oldest first, as MESSAGE_CREATED frame
- * data built exactly as a live frame's (the same fields, in the same order).
+ * A message a resume sends: its id, and its MESSAGE_CREATED frame data, built when asked for
+ * (rendering a message takes up to tens of milliseconds: a page is rendered one message at a
+ * time, as it is sent, and a message the resume skips is never rendered).
+ */
+export interface ResumedMessage {
+  readonly messageId: number;
+  data(): MessageFrameData;
+}
+
+/**
+ * The visible messages of a room with an id above `after`, oldest first, whose frame data is
+ * built exactly as a live frame's (the same fields, in the same order).
  */
 export async function messagesAfter(
   db: Kysely<Database>,
   roomId: number,
   after: number,
   limit: number,
-): Promise<MessageFrameData[]> {
+): Promise<ResumedMessage[]> {
   const rows = await listRoomMessageViewRowsAfter(db, roomId, {
     afterId: after,
     limit,
     hiddenStatuses: HIDDEN_STATUSES,
   });
-  return rows.map(toFrameData);
+  return rows.map(resumed);
 }
 
-/** The visible messages of a room among `ids`, in id order, as MESSAGE_CREATED frame data. */
+/** The visible messages of a room among `ids`, in id order. */
 export async function messagesByIds(
   db: Kysely<Database>,
   roomId: number,
   ids: readonly number[],
-): Promise<MessageFrameData[]> {
+): Promise<ResumedMessage[]> {
   if (ids.length === 0) return [];
   const rows = await listRoomMessageViewRowsAfter(db, roomId, {
     ids,
     hiddenStatuses: HIDDEN_STATUSES,
   });
-  return rows.map(toFrameData);
+  return rows.map(resumed);
+}
+
+function resumed(row: MessageViewRow): ResumedMessage {
+  return { messageId: row.id, data: () => toFrameData(row) };
 }
 
 function toFrameData(row: MessageViewRow): MessageFrameData {
@@ -66,6 +86,7 @@ function toFrameData(row: MessageViewRow): MessageFrameData {
       senderId: view.sender.type === "user" ? view.sender.id : null,
       createdAt: Number(row.created_at),
       inboundWebhookId: view.inboundWebhookId,
+      threadId: view.threadId,
     }),
     message: representMessage(view, "full"),
   };

@@ -11,6 +11,8 @@ export interface Subscription {
    * wait here; afterwards they go out in order, minus the messages the resume already sent.
    */
   pending: Array<{ frame: Frame; messageId?: number }> | undefined;
+  /** The bytes of `pending`'s frames (they count against the connection's bound). */
+  heldBytes: number;
   /**
    * Messages the resume sent. Their live frames may still come (on PostgreSQL a notification can
    * arrive after the read that already saw its row): each is dropped once, when it does.
@@ -23,9 +25,23 @@ export type Frame = string | PreparedFrame;
 
 /** The parts of a `ws` socket the fast path uses (not in its public API; checked before use). */
 interface WsInternals {
-  _socket?: { write(bytes: Buffer): boolean };
+  _socket?: {
+    write(bytes: Buffer): boolean;
+    once(event: "drain", listener: () => void): unknown;
+    off(event: "drain", listener: () => void): unknown;
+  };
   _sender?: { _state?: number; _queue?: unknown[] };
 }
+
+/**
+ * While a resume sends (waitToSend), it fills the client's unread bytes up to half the bound, then
+ * waits for them to fall to an eighth: the reader has room left for the room's live frames, and
+ * each wait lets several frames go at once.
+ */
+const RESUME_HIGH_WATER = 1 / 2;
+const RESUME_LOW_WATER = 1 / 8;
+/** How often a waiting resume looks again when no 'drain' came (frames still queued, say). */
+const DRAIN_POLL_MS = 20;
 
 /**
  * How long the stream waits after a flush, in multiples of that flush's own duration: writing then
@@ -109,8 +125,9 @@ export class JoinedFrames {
  * One WebSocket of the stream: who it is (after the auth frame), what it is subscribed to, and a
  * bounded send queue. Frames wait in `queue` until the flusher writes them (see FrameFlusher), and
  * then in `ws`, whose `bufferedAmount` is what the client has not read yet; past `maxBufferedBytes`
- * of both together the reader is too slow and is dropped (it reconnects and resumes with `after`),
- * so a stalled client never makes the server hold an unbounded backlog.
+ * of both together, with the live frames held back while a subscription catches up, the reader is
+ * too slow and is dropped (it reconnects and resumes with `after`), so a stalled client never
+ * makes the server hold an unbounded backlog.
  */
 export class StreamConnection {
   principal: Principal | undefined;
@@ -124,6 +141,8 @@ export class StreamConnection {
   closed = false;
   private queue: PreparedFrame[] = [];
   private queuedBytes = 0;
+  /** The bytes of the live frames held back while subscriptions catch up (Subscription.pending). */
+  private heldBytes = 0;
 
   constructor(
     readonly socket: WebSocket,
@@ -136,9 +155,8 @@ export class StreamConnection {
   send(frame: Frame): boolean {
     if (this.closed || this.socket.readyState !== this.socket.OPEN) return false;
     const prepared = typeof frame === "string" ? prepareTextFrame(frame) : frame;
-    if (this.socket.bufferedAmount + this.queuedBytes + prepared.length > this.maxBufferedBytes) {
-      this.onDropped();
-      this.close(CLOSE.tooSlow, "too slow: send queue full; reconnect and resume with after");
+    if (this.bufferedBytes() + this.heldBytes + prepared.length > this.maxBufferedBytes) {
+      this.dropAsTooSlow();
       return false;
     }
     this.queue.push(prepared);
@@ -176,15 +194,73 @@ export class StreamConnection {
     const subscription = this.subscriptions.get(roomId);
     if (!subscription) return;
     if (subscription.pending) {
+      // Held frames are memory too: a room busier than its reader reads ends as a slow reader.
+      const bytes = typeof frame === "string" ? Buffer.byteLength(frame) : frame.length;
+      if (this.bufferedBytes() + this.heldBytes + bytes > this.maxBufferedBytes) {
+        this.dropAsTooSlow();
+        return;
+      }
       subscription.pending.push(messageId === undefined ? { frame } : { frame, messageId });
+      subscription.heldBytes += bytes;
+      this.heldBytes += bytes;
       return;
     }
     if (messageId !== undefined && subscription.replayed?.delete(messageId)) return;
     this.send(frame);
   }
 
+  /**
+   * Ends the holding back of `subscription`'s live frames, giving them (in order) to the caller.
+   */
+  release(subscription: Subscription): Array<{ frame: Frame; messageId?: number }> {
+    const pending = subscription.pending ?? [];
+    subscription.pending = undefined;
+    this.heldBytes -= subscription.heldBytes;
+    subscription.heldBytes = 0;
+    return pending;
+  }
+
   bufferedBytes(): number {
     return this.closed ? 0 : this.socket.bufferedAmount + this.queuedBytes;
+  }
+
+  /**
+   * For a resume, which sends more than the bound holds: resolves once a frame of `bytes` fits
+   * under half the bound, waiting, when it does not, until the client has read all but an eighth
+   * of what it was sent. False when the connection closed meanwhile (a client that reads nothing
+   * answers no ping either, and is cut off by the heartbeat). A client that reads is alive.
+   */
+  async waitToSend(bytes: number): Promise<boolean> {
+    const high = this.maxBufferedBytes * RESUME_HIGH_WATER;
+    if (this.bufferedBytes() + bytes <= high) return !this.closed;
+    const low = this.maxBufferedBytes * RESUME_LOW_WATER;
+    let unread = this.bufferedBytes();
+    while (!this.closed && unread > low) {
+      await this.drainOrTimeout(DRAIN_POLL_MS);
+      const now = this.bufferedBytes();
+      if (now < unread) this.alive = true;
+      unread = now;
+    }
+    return !this.closed;
+  }
+
+  /** Resolves when the socket's write buffer empties, or after `ms`. */
+  private drainOrTimeout(ms: number): Promise<void> {
+    const raw = (this.socket as unknown as WsInternals)._socket;
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        raw?.off("drain", done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      raw?.once("drain", done);
+    });
+  }
+
+  private dropAsTooSlow(): void {
+    this.onDropped();
+    this.close(CLOSE.tooSlow, "too slow: send queue full; reconnect and resume with after");
   }
 
   close(code: number, reason: string): void {

@@ -12,6 +12,10 @@ export const STREAM_PROTOCOL = "parley.v1";
 /** Close codes of the stream. 4401: no valid auth frame within AUTH_TIMEOUT_MS. */
 export const CLOSE = {
   unauthorized: 4401,
+  /** The user already has PARLEY_STREAM_MAX_SOCKETS_PER_USER sockets on this process. */
+  tooManySockets: 4429,
+  /** Frames faster than PARLEY_STREAM_FRAMES_PER_SECOND (past the burst). */
+  policyViolation: 1008,
   /** Not the parley.v1 subprotocol. */
   protocolError: 1002,
   /** The send queue of a slow reader overflowed; reconnect and resume with `after`. */
@@ -23,6 +27,9 @@ export const CLOSE = {
 
 /** The contract's 5 s for the first (auth) frame. */
 export const AUTH_TIMEOUT_MS = 5_000;
+
+/** The largest frame a client may send; a larger one closes the socket with 1009. */
+export const MAX_CLIENT_FRAME_BYTES = 64 * 1024;
 
 /**
  * The stream's side of each event's audience (EVENT_AUDIENCE in the catalogue), the one check

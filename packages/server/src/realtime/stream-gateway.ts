@@ -1,3 +1,5 @@
+import { setImmediate as yieldToEventLoop } from "node:timers/promises";
+import pLimit from "p-limit";
 import type client from "prom-client";
 import type { WebSocket } from "ws";
 import type { AppContext } from "../app-context.js";
@@ -6,7 +8,12 @@ import { isAppError } from "../errors/app-error.js";
 import { findLiveRoom } from "../chat/room-access.js";
 import { isMember } from "../chat/rooms-repository.js";
 import { inSameCall } from "./calls-service.js";
-import { loadFullMessage, messagesAfter, messagesByIds } from "./message-frames.js";
+import {
+  loadFullMessage,
+  messagesAfter,
+  messagesByIds,
+  type ResumedMessage,
+} from "./message-frames.js";
 import { presentIn } from "./presence-repository.js";
 import type { PresenceTracker } from "./presence-tracker.js";
 import {
@@ -15,6 +22,7 @@ import {
   type BusMessage,
   type RealtimeBus,
 } from "./realtime-bus.js";
+import type { UpgradeRefusal } from "../http/connection-budget.js";
 import { prepareTextFrame } from "./prepared-frame.js";
 import { FrameFlusher, StreamConnection, type Subscription } from "./stream-connection.js";
 import {
@@ -26,6 +34,7 @@ import {
   type StreamErrorCode,
 } from "./stream-frames.js";
 import { createStreamMetrics, type StreamMetrics } from "./stream-metrics.js";
+import { TokenBucket } from "./token-bucket.js";
 
 /** Recent MESSAGE_CREATED ids kept per room, in commit order, for resume (see resumePlan). */
 const HISTORY_PER_ROOM = 512;
@@ -34,6 +43,20 @@ const HISTORY_ROOMS = 2_000;
 
 /** How long the ids a resume sent are kept to drop their late live copies. */
 const REPLAYED_MEMORY_MS = 60_000;
+
+/**
+ * A connection's frames are handled one after the other; while this many wait (or this many
+ * bytes of them), its socket is not read, and the client's further frames wait in its own buffers
+ * (TCP's flow control) instead of the server's memory. Read again once half have been handled.
+ */
+const MAX_PENDING_FRAMES = 32;
+const MAX_PENDING_BYTES = 512 * 1024;
+
+/**
+ * Resumes reading the database at once, per process; the others wait their turn. A resume reads a
+ * page at a time and holds its place only while reading, never while its client reads.
+ */
+const CONCURRENT_RESUME_READS = 4;
 
 interface Prefetched {
   message?: Awaited<ReturnType<typeof loadFullMessage>>;
@@ -54,7 +77,7 @@ export interface StreamGatewayOptions {
   log: { warn(object: object, message: string): void };
   /** Unread bytes a client may have before it is dropped as too slow. Default 4 MiB. */
   maxBufferedBytes?: number;
-  /** Messages per query when resuming with `after`. */
+  /** Messages per query when resuming with `after`. Default 50. */
   resumePageSize?: number;
   /** The shortest time between two flushes of queued frames (FrameFlusher). Default: the config's. */
   coalesceMs?: number;
@@ -76,6 +99,8 @@ export class StreamGateway {
   private readonly history = new Map<number, number[]>();
   private readonly maxBufferedBytes: number;
   private readonly resumePageSize: number;
+  /** Bounds the resumes reading the database at once (CONCURRENT_RESUME_READS). */
+  private readonly resumeReads = pLimit(CONCURRENT_RESUME_READS);
   private readonly flusher: FrameFlusher;
   private pingTimer: NodeJS.Timeout | undefined;
   private reauthTimer: NodeJS.Timeout | undefined;
@@ -87,7 +112,7 @@ export class StreamGateway {
     private readonly options: StreamGatewayOptions,
   ) {
     this.maxBufferedBytes = options.maxBufferedBytes ?? 4 * 1024 * 1024;
-    this.resumePageSize = options.resumePageSize ?? 500;
+    this.resumePageSize = options.resumePageSize ?? 50;
     this.flusher = new FrameFlusher(options.coalesceMs ?? ctx.config.streamCoalesceMs, (writes) =>
       options.metrics.writes.inc(writes),
     );
@@ -141,7 +166,16 @@ export class StreamGateway {
     return total;
   }
 
-  /** A new socket: it has AUTH_TIMEOUT_MS to send a valid auth frame. */
+  /** Counts an upgrade refused before it happened (the process's budget, the address's share). */
+  recordRefusal(reason: UpgradeRefusal): void {
+    this.options.metrics.refused.inc({ limit: reason });
+  }
+
+  /**
+   * A new socket: it has AUTH_TIMEOUT_MS to send a valid auth frame. Its frames are rate-limited
+   * (PARLEY_STREAM_FRAMES_PER_SECOND, PARLEY_STREAM_FRAME_BURST; closed with 1008 past them, and
+   * then no longer read) and handled in order, at most MAX_PENDING_FRAMES waiting.
+   */
   accept(socket: WebSocket): void {
     const connection = new StreamConnection(
       socket,
@@ -162,16 +196,37 @@ export class StreamGateway {
       () => connection.close(CLOSE.unauthorized, "no auth frame within 5 s"),
       AUTH_TIMEOUT_MS,
     );
+    const { streamFramesPerSecond: perSecond, streamFrameBurst: burst } = this.ctx.config;
+    const rate = new TokenBucket(perSecond, burst);
+    /** Takes a frame's token; past the rate, closes the connection and stops reading it. */
+    const overRate = (): boolean => {
+      if (rate.take()) return false;
+      this.options.metrics.refused.inc({ limit: "frame_rate" });
+      connection.close(
+        CLOSE.policyViolation,
+        `more than ${burst} frames at once or ${perSecond} per second`,
+      );
+      // What it still sends waits in the kernel's buffers until the socket is cut off.
+      socket.pause();
+      return true;
+    };
     // Frames are handled one after the other, so a subscribe's resume finishes before the next.
     let queue = Promise.resolve();
+    let pendingFrames = 0;
+    let pendingBytes = 0;
     socket.on("message", (data, isBinary) => {
+      if (connection.closed || overRate()) return;
       connection.alive = true;
       connection.pinged = false;
       const text = isBinary ? undefined : data.toString();
+      const bytes = text === undefined ? 0 : text.length;
+      pendingFrames++;
+      pendingBytes += bytes;
+      if (pendingFrames >= MAX_PENDING_FRAMES || pendingBytes >= MAX_PENDING_BYTES) socket.pause();
       queue = queue.then(async () => {
-        if (connection.closed) return;
-        const frame = text === undefined ? undefined : parseClientFrame(text);
         try {
+          if (connection.closed) return;
+          const frame = text === undefined ? undefined : parseClientFrame(text);
           if (!connection.principal) {
             clearTimeout(authTimer);
             await this.authenticate(connection, frame);
@@ -183,10 +238,25 @@ export class StreamGateway {
         } catch (error) {
           this.options.log.warn({ err: (error as Error).message }, "stream frame failed");
           this.error(connection, "internal_error");
+        } finally {
+          pendingFrames--;
+          pendingBytes -= bytes;
+          if (
+            socket.isPaused &&
+            !connection.closed &&
+            pendingFrames <= MAX_PENDING_FRAMES / 2 &&
+            pendingBytes <= MAX_PENDING_BYTES / 2
+          )
+            socket.resume();
         }
       });
     });
+    // Control frames too: ws answers each ping with a pong.
+    socket.on("ping", () => {
+      if (!connection.closed) overRate();
+    });
     socket.on("pong", () => {
+      if (connection.closed || overRate()) return;
       connection.alive = true;
       connection.pinged = false;
     });
@@ -203,16 +273,27 @@ export class StreamGateway {
       connection.close(CLOSE.unauthorized, "the first frame must be {type: auth, token}");
       return;
     }
+    let principal;
     try {
-      connection.principal = await authenticateRequest(this.ctx, `Bearer ${frame.token}`);
-      connection.token = frame.token;
+      principal = await authenticateRequest(this.ctx, `Bearer ${frame.token}`);
     } catch {
       connection.close(CLOSE.unauthorized, "invalid token");
       return;
     }
     if (connection.closed) return;
-    const { userId, username } = connection.principal;
+    const { userId, username } = principal;
     let mine = this.users.get(username);
+    const perUser = this.ctx.config.streamMaxSocketsPerUser;
+    if ((mine?.size ?? 0) >= perUser) {
+      this.options.metrics.refused.inc({ limit: "user" });
+      connection.close(
+        CLOSE.tooManySockets,
+        `this user already has ${perUser} live-stream sockets on this process`,
+      );
+      return;
+    }
+    connection.principal = principal;
+    connection.token = frame.token;
     if (!mine) this.users.set(username, (mine = new Set()));
     mine.add(connection);
     connection.sendJson({ type: "ready", userId, username });
@@ -257,45 +338,86 @@ export class StreamGateway {
       return;
     }
     if (connection.closed) return;
-    const subscription: Subscription = { roomId, pending: [], replayed: undefined };
+    const subscription: Subscription = { roomId, pending: [], heldBytes: 0, replayed: undefined };
     connection.subscriptions.set(roomId, subscription);
     let subscribers = this.rooms.get(roomId);
     if (!subscribers) this.rooms.set(roomId, (subscribers = new Set()));
     subscribers.add(connection);
 
-    await this.running().presence.connect(roomId, principal);
-    const present = await presentIn(this.ctx.db, roomId);
-    connection.sendJson({ type: "subscribed", roomId, present });
-    if (after !== undefined) {
-      const replayed = new Set<number>();
-      subscription.replayed = replayed;
-      const plan = this.resumePlan(roomId, after);
-      const sendAll = (page: Array<{ messageId: number }>) => {
-        for (const data of page) {
-          if (plan.seen.has(data.messageId) || replayed.has(data.messageId)) continue;
-          replayed.add(data.messageId);
-          connection.sendJson({ type: "event", event: "MESSAGE_CREATED", roomId, data });
-        }
-      };
-      sendAll(await messagesByIds(this.ctx.db, roomId, plan.committedLater));
-      let cursor = after;
-      for (;;) {
-        if (connection.closed || connection.subscriptions.get(roomId) !== subscription) return;
-        const page = await messagesAfter(this.ctx.db, roomId, cursor, this.resumePageSize);
-        sendAll(page);
-        if (page.length < this.resumePageSize) break;
-        cursor = page[page.length - 1]!.messageId;
+    let resumed = false;
+    try {
+      await this.running().presence.connect(roomId, principal);
+      const present = await presentIn(this.ctx.db, roomId);
+      connection.sendJson({ type: "subscribed", roomId, present });
+      resumed = after === undefined || (await this.resume(connection, subscription, after));
+    } finally {
+      // Ended early (closed, unsubscribed, or failed): what was held back is let go, and a failed
+      // subscription ends rather than go on with a gap (the client subscribes again).
+      if (!resumed) {
+        connection.release(subscription);
+        if (connection.subscriptions.get(roomId) === subscription)
+          this.unsubscribe(connection, roomId);
       }
     }
-    const pending = subscription.pending ?? [];
-    subscription.pending = undefined;
-    for (const held of pending) {
+    if (!resumed) return;
+    for (const held of connection.release(subscription)) {
       if (held.messageId !== undefined && subscription.replayed?.delete(held.messageId)) continue;
       connection.send(held.frame);
     }
     // A notification is late by milliseconds, not a minute: then the remaining ids are forgotten.
     if (subscription.replayed)
       setTimeout(() => (subscription.replayed = undefined), REPLAYED_MEMORY_MS).unref();
+  }
+
+  /**
+   * Sends the messages of the subscription's room after `after`, as MESSAGE_CREATED frames, in
+   * pages of `resumePageSize`: each page is read from the database when its turn comes among the
+   * process's resumes (CONCURRENT_RESUME_READS), and each frame is sent once the client has read
+   * enough of the previous ones (waitToSend), so a resume of any length keeps within the
+   * connection's bound and a reader that reads gets all of it. False when it ended early: the
+   * connection closed, or the subscription ended.
+   */
+  private async resume(
+    connection: StreamConnection,
+    subscription: Subscription,
+    after: number,
+  ): Promise<boolean> {
+    const roomId = subscription.roomId;
+    const replayed = new Set<number>();
+    subscription.replayed = replayed;
+    const plan = this.resumePlan(roomId, after);
+    const current = () =>
+      !connection.closed && connection.subscriptions.get(roomId) === subscription;
+    const sendAll = async (page: ResumedMessage[]): Promise<boolean> => {
+      for (const message of page) {
+        if (plan.seen.has(message.messageId) || replayed.has(message.messageId)) continue;
+        // One message per turn of the event loop: requests and the other resumes go in between
+        // (rendering and serializing a large message takes milliseconds).
+        await yieldToEventLoop();
+        if (!current()) return false;
+        const data = message.data();
+        const frame = prepareTextFrame(
+          JSON.stringify({ type: "event", event: "MESSAGE_CREATED", roomId, data }),
+        );
+        if (!(await connection.waitToSend(frame.length)) || !current()) return false;
+        replayed.add(message.messageId);
+        connection.send(frame);
+      }
+      return true;
+    };
+    const read = <T>(query: () => Promise<T>) => this.resumeReads(query);
+    if (!(await sendAll(await read(() => messagesByIds(this.ctx.db, roomId, plan.committedLater)))))
+      return false;
+    let cursor = after;
+    for (;;) {
+      if (!current()) return false;
+      const page = await read(() =>
+        messagesAfter(this.ctx.db, roomId, cursor, this.resumePageSize),
+      );
+      if (!(await sendAll(page))) return false;
+      if (page.length < this.resumePageSize) return true;
+      cursor = page[page.length - 1]!.messageId;
+    }
   }
 
   /**
@@ -408,7 +530,7 @@ export class StreamGateway {
   }
 
   private async prefetch({ event, data }: BusEvent): Promise<Prefetched> {
-    if (event === "MESSAGE_CREATED")
+    if (event === "MESSAGE_CREATED" || event === "MESSAGE_UPDATED")
       return { message: await loadFullMessage(this.ctx.db, data.messageId as number) };
     if ((event === "USER_JOINED_ROOM" || event === "USER_LEFT_ROOM") && data.via === "presence")
       return { present: await presentIn(this.ctx.db, data.roomId) };
@@ -429,8 +551,9 @@ export class StreamGateway {
     const fetched = await (prefetched ?? this.prefetch({ kind: "event", event, data }));
     let frameData: object = data;
     let messageId: number | undefined;
-    if (event === "MESSAGE_CREATED") {
-      messageId = data.messageId as number;
+    if (event === "MESSAGE_CREATED" || event === "MESSAGE_UPDATED") {
+      // A resume dedupes created messages by id; an edit is not one.
+      if (event === "MESSAGE_CREATED") messageId = data.messageId as number;
       const message = fetched.message;
       if (!message) return;
       frameData = { ...data, message };

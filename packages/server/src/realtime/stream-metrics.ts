@@ -6,6 +6,7 @@ export interface StreamMetrics {
   readonly writes: client.Counter;
   readonly slowDropped: client.Counter;
   readonly deadDropped: client.Counter;
+  readonly refused: client.Counter<"limit">;
 }
 
 /**
@@ -66,6 +67,12 @@ export function createStreamMetrics(
     deadDropped: new client.Counter({
       name: "parley_stream_dead_connections_dropped_total",
       help: "Live-stream connections closed because they did not answer a ping",
+      registers: [registry],
+    }),
+    refused: new client.Counter({
+      name: "parley_stream_refused_total",
+      help: "Live-stream sockets refused or closed by a limit: process (the stream's budget, 503), address (429), user (4429), frame_rate (1008)",
+      labelNames: ["limit"] as const,
       registers: [registry],
     }),
   };

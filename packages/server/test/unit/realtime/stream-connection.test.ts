@@ -134,18 +134,67 @@ describe("StreamConnection send queue", () => {
       () => {},
       flusher,
     );
-    connection.subscriptions.set(7, { roomId: 7, pending: [], replayed: undefined });
+    connection.subscriptions.set(7, { roomId: 7, pending: [], heldBytes: 0, replayed: undefined });
     connection.sendRoomFrame(7, "held", 1);
     connection.sendRoomFrame(8, "not subscribed");
     flusher.flush();
     expect(socket.sent).toEqual([]);
     const subscription = connection.subscriptions.get(7)!;
-    subscription.pending = undefined;
+    expect(connection.release(subscription)).toEqual([{ frame: "held", messageId: 1 }]);
     subscription.replayed = new Set([2]);
     connection.sendRoomFrame(7, "late copy of 2", 2);
     connection.sendRoomFrame(7, "second live 2", 2);
     flusher.flush();
     expect(socket.sent).toEqual(["second live 2"]);
+  });
+
+  it("counts held frames against the bound: a room busier than its catching-up reader drops it", () => {
+    const socket = stalledSocket();
+    let dropped = 0;
+    const flusher = new FrameFlusher();
+    const connection = new StreamConnection(
+      socket as unknown as WebSocket,
+      1_000,
+      () => dropped++,
+      flusher,
+    );
+    const subscription = { roomId: 7, pending: [], heldBytes: 0, replayed: undefined };
+    connection.subscriptions.set(7, subscription);
+    expect(connection.send("x".repeat(400))).toBe(true);
+    flusher.flush();
+    connection.sendRoomFrame(7, "h".repeat(400), 1);
+    expect(subscription.heldBytes).toBe(400);
+    // 400 unread + 400 held + 300 more would pass 1,000.
+    connection.sendRoomFrame(7, "h".repeat(300), 2);
+    expect(socket.closedWith?.code).toBe(1013);
+    expect(dropped).toBe(1);
+  });
+
+  it("lets a resume send while the reader keeps up, and makes it wait while it does not", async () => {
+    const socket = stalledSocket();
+    const flusher = new FrameFlusher();
+    const connection = new StreamConnection(
+      socket as unknown as WebSocket,
+      8_000,
+      () => {},
+      flusher,
+    );
+    // Up to half the bound, at once.
+    expect(await connection.waitToSend(3_000)).toBe(true);
+    connection.send("x".repeat(3_000));
+    flusher.flush();
+    let waited = false;
+    const waiting = connection.waitToSend(2_000).then((ok) => ((waited = true), ok));
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(waited).toBe(false);
+    // The reader reads all but an eighth of the bound: the resume goes on.
+    socket.bufferedAmount = 1_000;
+    expect(await waiting).toBe(true);
+    // A connection that closes while a resume waits ends the resume.
+    socket.bufferedAmount = 4_000;
+    const ended = connection.waitToSend(2_000);
+    connection.close(1001, "going away");
+    expect(await ended).toBe(false);
   });
 });
 
