@@ -11,7 +11,7 @@ import {
 } from "../../packages/server/test/integration/client/client-app.js";
 
 const EXAMPLES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const SECRET = "whsec_examples_receiver_secret_01";
+const SECRET = "whsec_ZXhhbXBsZXMtcmVjZWl2ZXItc2VjcmV0LTAx";
 const env = { PATH: process.env.PATH, HOME: process.env.HOME };
 
 const children: ChildProcessWithoutNullStreams[] = [];

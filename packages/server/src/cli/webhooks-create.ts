@@ -19,7 +19,8 @@ export interface WebhooksCreateOptions {
 export async function webhooksCreate(io: CliIo, options: WebhooksCreateOptions): Promise<void> {
   const { api } = apiFromEnv(io.env);
   const generated = options.secret === undefined;
-  const secret = options.secret ?? `whsec_${randomBytes(32).toString("base64url")}`;
+  // Standard Webhooks' format, as the API generates on rotation: the base64 the libraries read.
+  const secret = options.secret ?? `whsec_${randomBytes(32).toString("base64")}`;
   const events = parseEvents(options.events);
   const { data: webhook } = await api("POST /api/admin/webhooks", {
     data: { name: options.name, url: options.url, secret, events, enabled: !options.disabled },

@@ -112,7 +112,7 @@ export async function insertEndpoint(
     secretCiphertext?: string;
   } = {},
 ): Promise<{ id: number; secret: string }> {
-  const secret = options.secret ?? `whsec_${crypto.randomBytes(12).toString("hex")}`;
+  const secret = options.secret ?? `whsec_${crypto.randomBytes(32).toString("base64")}`;
   const now = Date.now();
   const row = await t.ctx.db
     .insertInto("webhooks")

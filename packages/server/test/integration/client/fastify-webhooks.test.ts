@@ -2,7 +2,7 @@ import { fastifyWebhooks, signWebhookPayload, type WebhookEvent } from "@parley/
 import Fastify, { type FastifyInstance } from "fastify";
 import { afterEach, describe, expect, it } from "vitest";
 
-const SECRET = "whsec_fastify_plugin_secret";
+const SECRET = "whsec_ZmFzdGlmeS1wbHVnaW4tc2VjcmV0LTAwMDE=";
 const BODY = JSON.stringify({
   event: "ROOM_CREATED",
   timestamp: "2026-11-22T10:00:00.000Z",

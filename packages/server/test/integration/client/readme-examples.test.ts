@@ -21,7 +21,7 @@ describe("the client README", () => {
   let c: ClientApp;
   let parley: typeof request;
   let receiver: Receiver;
-  const secret = "whsec_readme_example_secret_1234";
+  const secret = "whsec_cmVhZG1lLWV4YW1wbGUtc2VjcmV0LTAwMDE=";
 
   beforeAll(async () => {
     c = await startClientApp(SQLITE, { deliveries: true });

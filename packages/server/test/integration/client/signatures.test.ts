@@ -1,6 +1,11 @@
 import { createHmac } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { parseWebhookEvent, signWebhookPayload, verifyParleySignature } from "@parley/client";
+import {
+  parseWebhookEvent,
+  signWebhookPayload,
+  verifyParleySignature,
+  WebhookSecretError,
+} from "@parley/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signPayload } from "../../../src/webhooks/outbound/delivery-engine/sign-payload.js";
 import { SQLITE } from "../../helpers/dialects.js";
@@ -23,9 +28,16 @@ describe("the client's verifier and the server's signer agree", () => {
     "on the shared known-answer vector: %s",
     (_description, vector) => {
       const body = Buffer.from(vector.bodyBase64, "base64");
-      expect(verifyParleySignature(vector.secret, body, vector.header)).toBe(true);
       expect(signWebhookPayload(vector.secret, body)).toBe(vector.header);
       expect(signPayload(vector.secret, body)).toBe(vector.header);
+      if (Buffer.byteLength(vector.secret) < 16) {
+        // RFC 4231's "Jefe": a known answer for the HMAC, but no key a verifier may use.
+        expect(() => verifyParleySignature(vector.secret, body, vector.header)).toThrow(
+          WebhookSecretError,
+        );
+        return;
+      }
+      expect(verifyParleySignature(vector.secret, body, vector.header)).toBe(true);
       expect(verifyParleySignature(`${vector.secret}x`, body, vector.header)).toBe(false);
     },
   );
@@ -36,7 +48,7 @@ describe("the client's verifier and the server's signer agree", () => {
 });
 
 describe("a real delivery from a running server", () => {
-  const secret = "whsec_real_delivery_vector_42";
+  const secret = "whsec_cmVhbC1kZWxpdmVyeS12ZWN0b3ItMDA0Mg==";
   let c: ClientApp;
   let receiver: Receiver;
   beforeAll(async () => {

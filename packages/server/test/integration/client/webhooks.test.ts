@@ -11,7 +11,7 @@ import { startReceiver, type Receiver } from "../../helpers/receiver.js";
 import { waitFor } from "../../helpers/wait-for.js";
 import { startClientApp, type ClientApp } from "./client-app.js";
 
-const SECRET = "whsec_client_admin_test_0123456789";
+const SECRET = "whsec_Y2xpZW50LWFkbWluLXRlc3QtMDEyMzQ1Njc4OQ==";
 
 describeEachDialect("the client and the outbound webhooks API on $name", (dialect) => {
   let c: ClientApp;

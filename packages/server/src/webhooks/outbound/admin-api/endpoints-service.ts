@@ -20,9 +20,8 @@ import {
   updateWebhook,
 } from "./endpoints-repository.js";
 import {
-  SECRET_MAX_CHARS,
-  SECRET_MIN_CHARS,
   validateEndpointInput,
+  validateSecret,
   type EndpointInput,
 } from "./validate-endpoint-input.js";
 import { toWebhookView, type WebhookRow, type WebhookView } from "./webhook-views.js";
@@ -203,15 +202,7 @@ export async function rotateSecret(
   id: number,
   input: { secret?: string | undefined; overlapSeconds?: number | undefined },
 ): Promise<{ secret: string; previousSecretExpiresAt: string | null }> {
-  const secret = input.secret ?? generateSecret();
-  const length = [...secret].length;
-  if (length < SECRET_MIN_CHARS || length > SECRET_MAX_CHARS) {
-    throw new AppError(
-      "invalid_secret",
-      `secret must be ${SECRET_MIN_CHARS} to ${SECRET_MAX_CHARS} characters (got ${length})`,
-      { field: "body.secret" },
-    );
-  }
+  const secret = input.secret === undefined ? generateSecret() : validateSecret(input.secret);
   const overlapMs = (input.overlapSeconds ?? DEFAULT_OVERLAP_SECONDS) * 1000;
   const now = ctx.now();
   const expiresAt = overlapMs > 0 ? now + overlapMs : null;

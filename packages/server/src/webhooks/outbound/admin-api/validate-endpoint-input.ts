@@ -2,6 +2,7 @@ import { AppError } from "../../../errors/app-error.js";
 import type { SignatureScheme } from "../../../db/schema.js";
 import { isEventName, WEBHOOK_TEST } from "../../../events/event-catalogue.js";
 import { eventsMatching, isEventPattern } from "../../../events/event-subscriptions.js";
+import { decodeWhsecSecret, WHSEC_PREFIX } from "../decode-whsec-secret.js";
 import { checkWebhookUrl, type UrlPolicy } from "../transport/ssrf-guard.js";
 
 /** Fields of an endpoint as an admin sends them (create: all but `enabled`; update: any). */
@@ -34,15 +35,27 @@ export interface ValidEndpointInput {
 
 export const MAX_HEADERS = 10;
 export const HEADER_VALUE_MAX_BYTES = 1024;
-/** Headers Parley sets itself, or that would change how the request is framed. */
-const RESERVED_HEADERS = new Set([
+/** Headers Parley sets itself. */
+const PARLEY_HEADERS = new Set(["content-type", "user-agent"]);
+/**
+ * Headers that belong to one HTTP hop or frame the request (RFC 9110 section 7.6.1, plus `host`,
+ * `content-length` and `expect`), set by the HTTP client: sent by hand they break every attempt
+ * (`expect`, `upgrade`, `keep-alive`) or the framing.
+ */
+const HOP_BY_HOP_HEADERS = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+  "expect",
   "host",
   "content-length",
-  "content-type",
-  "user-agent",
-  "connection",
-  "transfer-encoding",
 ]);
+/** Credentials meant for a proxy or a browser session, never for a receiver's API. */
+const CREDENTIAL_HEADERS = new Set(["proxy-authorization", "cookie"]);
 const RESERVED_PREFIXES = ["x-webhook-", "webhook-"];
 /** RFC 9110 token characters. */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
@@ -52,6 +65,9 @@ const PRINTABLE = /^[\t\x20-\x7e]*$/;
 export const NAME_MAX_CHARS = 200;
 export const SECRET_MIN_CHARS = 16;
 export const SECRET_MAX_CHARS = 1024;
+/** Bounds of the key a `whsec_` secret encodes: 192 to 512 bits (32 bytes are generated). */
+export const WHSEC_KEY_MIN_BYTES = 24;
+export const WHSEC_KEY_MAX_BYTES = 64;
 /** Longer URLs are refused by many proxies and servers; a receiver URL never needs more. */
 export const URL_MAX_CHARS = 2048;
 
@@ -95,17 +111,7 @@ export function validateEndpointInput(input: EndpointInput, policy: UrlPolicy): 
     valid.url = raw;
   }
 
-  if (input.secret !== undefined) {
-    const length = charCount(input.secret);
-    if (length < SECRET_MIN_CHARS || length > SECRET_MAX_CHARS) {
-      throw new AppError(
-        "invalid_secret",
-        `secret must be ${SECRET_MIN_CHARS} to ${SECRET_MAX_CHARS} characters (got ${length})`,
-        { field: "body.secret" },
-      );
-    }
-    valid.secret = input.secret;
-  }
+  if (input.secret !== undefined) valid.secret = validateSecret(input.secret);
 
   if (input.events !== undefined) valid.events = validateEvents(input.events);
 
@@ -116,6 +122,42 @@ export function validateEndpointInput(input: EndpointInput, policy: UrlPolicy): 
   if (input.maxDeliveriesPerSecond !== undefined)
     valid.maxDeliveriesPerSecond = input.maxDeliveriesPerSecond;
   return valid;
+}
+
+/**
+ * Checks a secret given on create, `PATCH` or rotate-secret: 16 to 1024 characters, and a secret
+ * starting with `whsec_` must be Standard Webhooks' format, `whsec_` + strict base64 of a 24 to
+ * 64 byte key (docs/webhooks.md, "Endpoint fields"), which is what the `standardwebhooks`
+ * libraries read. Anything else would be signed with the few bytes a lenient decoder keeps, or
+ * none. The message never echoes the secret.
+ */
+export function validateSecret(secret: string): string {
+  const length = charCount(secret);
+  if (length < SECRET_MIN_CHARS || length > SECRET_MAX_CHARS) {
+    throw new AppError(
+      "invalid_secret",
+      `secret must be ${SECRET_MIN_CHARS} to ${SECRET_MAX_CHARS} characters (got ${length})`,
+      { field: "body.secret" },
+    );
+  }
+  if (secret.startsWith(WHSEC_PREFIX)) {
+    const key = decodeWhsecSecret(secret, "base64");
+    if (key === undefined) {
+      throw new AppError(
+        "invalid_secret",
+        `a secret starting with ${WHSEC_PREFIX} must go on in strict base64 (A-Z, a-z, 0-9, + and /, padded with = to a multiple of 4 characters, no URL-safe - or _); this one does not. A secret of your own choosing must not start with ${WHSEC_PREFIX}`,
+        { field: "body.secret" },
+      );
+    }
+    if (key.length < WHSEC_KEY_MIN_BYTES || key.length > WHSEC_KEY_MAX_BYTES) {
+      throw new AppError(
+        "invalid_secret",
+        `a ${WHSEC_PREFIX} secret must encode a key of ${WHSEC_KEY_MIN_BYTES} to ${WHSEC_KEY_MAX_BYTES} bytes (got ${key.length})`,
+        { field: "body.secret" },
+      );
+    }
+  }
+  return secret;
 }
 
 function validateRoomIds(roomIds: number[] | null): number[] | null {
@@ -149,8 +191,16 @@ function validateHeaders(headers: Record<string, string> | null): Record<string,
       });
     }
     const name = rawName.toLowerCase();
-    if (RESERVED_HEADERS.has(name) || RESERVED_PREFIXES.some((p) => name.startsWith(p))) {
-      throw new AppError("header_reserved", `${shown} is set by Parley and cannot be overridden`, {
+    const reserved =
+      PARLEY_HEADERS.has(name) || RESERVED_PREFIXES.some((p) => name.startsWith(p))
+        ? "is set by Parley and cannot be overridden"
+        : HOP_BY_HOP_HEADERS.has(name)
+          ? "is a hop-by-hop or framing header, set by HTTP itself"
+          : CREDENTIAL_HEADERS.has(name)
+            ? "is a proxy or browser credential, not for a webhook receiver (use Authorization)"
+            : undefined;
+    if (reserved !== undefined) {
+      throw new AppError("header_reserved", `${shown} ${reserved}`, {
         field: "body.headers",
         header: rawName,
       });

@@ -23,7 +23,7 @@ import {
 } from "./endpoint-circuits.js";
 import type { RetryPolicy } from "./backoff-schedule.js";
 import { signPayload } from "./sign-payload.js";
-import { signStandardWebhook } from "./sign-standard-webhook.js";
+import { signStandardWebhook, SigningKeyError } from "./sign-standard-webhook.js";
 
 export interface Dispatcher {
   /** Starts claiming: wake-ups, LISTEN (PostgreSQL), retry timer, sweep. */
@@ -438,13 +438,13 @@ export class DeliveryDispatcher implements Dispatcher {
   private async attempt(row: ClaimedDelivery): Promise<{
     outcome: AttemptOutcome;
     requestHeaders?: Record<string, string>;
-    /** False when nothing went out (the secret could not be opened). */
+    /** False when nothing went out (the secret could not be opened, or gives no usable key). */
     sent: boolean;
   }> {
     let request: SignedRequest;
     try {
       request = this.signedRequest(row);
-    } catch {
+    } catch (error) {
       return {
         sent: false,
         outcome: {
@@ -453,7 +453,10 @@ export class DeliveryDispatcher implements Dispatcher {
           durationMs: 0,
           responseStatus: null,
           responseBody: null,
-          error: "the endpoint secret cannot be decrypted (was PARLEY_SECRET_KEY changed?)",
+          error:
+            error instanceof SigningKeyError
+              ? error.message
+              : "the endpoint secret cannot be decrypted (was PARLEY_SECRET_KEY changed?)",
         },
       };
     }

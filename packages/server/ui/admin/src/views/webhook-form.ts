@@ -12,11 +12,13 @@ import { clearError, errorBox, showError, type ViewContext } from "../context.js
 import { busy, h } from "../dom.js";
 import { revealSecret } from "./webhook-actions.js";
 
-/** `whsec_` and 32 random bytes in base64url, as `parley webhooks create` generates. */
+/**
+ * `whsec_` and 32 random bytes in base64 (Standard Webhooks' format, which the API requires of a
+ * `whsec_` secret), as `parley webhooks create` and rotate-secret generate.
+ */
 function generateSecret(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(32));
-  const base64 = btoa(String.fromCharCode(...bytes));
-  return `whsec_${base64.replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")}`;
+  return `whsec_${btoa(String.fromCharCode(...bytes))}`;
 }
 
 /**
