@@ -13,6 +13,7 @@ export { RequestError } from "./errors/request-error.js";
 export { NetworkError } from "./errors/network-error.js";
 export { TimeoutError } from "./errors/timeout-error.js";
 export { WebhookPayloadError } from "./errors/webhook-payload-error.js";
+export { WebhookSecretError } from "./errors/webhook-secret-error.js";
 export { redactRequest, redactUrl } from "./util/redact.js";
 
 export {

@@ -18,6 +18,10 @@ export {
   type WebhookSignatureCheck,
 } from "./webhooks/verify-signature-headers.js";
 export {
+  DEFAULT_SIGNATURE_SCHEMES,
+  type WebhookSignatureScheme,
+} from "./webhooks/webhook-signature-schemes.js";
+export {
   verifyAndParseWebhook,
   verifyWebhookRequest,
   type WebhookAccepted,

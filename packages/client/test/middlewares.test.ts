@@ -2,10 +2,13 @@ import { once } from "node:events";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
+import { Webhook } from "standardwebhooks";
 import {
   createWebhookHandler,
+  fastifyWebhooks,
   signWebhookPayload,
   webhookMiddleware,
+  WebhookSecretError,
   type MiddlewareRequest,
   type WebhookEvent,
   type WebhookRejected,
@@ -17,7 +20,7 @@ import {
   type Middleware,
 } from "./helpers/connect-harness.js";
 
-const SECRET = "whsec_middleware_test_secret";
+const SECRET = "whsec_bWlkZGxld2FyZS10ZXN0LXNlY3JldC0wMQ==";
 const BODY = JSON.stringify({
   event: "MESSAGE_CREATED",
   timestamp: "2026-11-22T10:00:00.000Z",
@@ -176,4 +179,69 @@ describe("webhookMiddleware (Express-style)", () => {
     expect(response.status).toBe(500);
     expect(await response.text()).toContain("mount the middleware before express.json()");
   });
+});
+
+describe("the schemes a receiver accepts, and its secret", () => {
+  /** A `both` delivery as Parley sends it, signed `daysAgo` days ago. */
+  function bothDelivery(daysAgo: number): Record<string, string> {
+    const at = new Date(Date.now() - daysAgo * 86_400_000);
+    const id = "evt_01KMXQ3V5G0000000000000042";
+    return {
+      "content-type": "application/json",
+      "x-webhook-signature-256": signWebhookPayload(SECRET, BODY),
+      "webhook-id": id,
+      "webhook-timestamp": String(Math.floor(at.getTime() / 1000)),
+      "webhook-signature": new Webhook(SECRET).sign(id, at, BODY),
+    };
+  }
+  const stripped = (headers: Record<string, string>) =>
+    Object.fromEntries(Object.entries(headers).filter(([name]) => !name.startsWith("webhook-")));
+
+  it('with schemes: ["standard-webhooks"], answers 401 to a captured delivery replayed without its webhook-* headers', async () => {
+    const onEvent = () => undefined;
+    const strict = await listen(
+      createWebhookHandler({ secret: SECRET, schemes: ["standard-webhooks"], onEvent }),
+    );
+    const post = (url: string, headers: Record<string, string>) =>
+      fetch(url, { method: "POST", headers, body: BODY });
+    expect((await post(strict, bothDelivery(0))).status).toBe(204);
+    const replay = await post(strict, stripped(bothDelivery(30)));
+    expect(replay.status).toBe(401);
+    expect(await replay.json()).toMatchObject({
+      code: "invalid_signature",
+      detail:
+        "the webhook-signature header is missing, and this receiver accepts only Standard Webhooks signatures",
+    });
+    // As documented, the default accepts either scheme, so it takes the replay.
+    const either = await listen(createWebhookHandler({ secret: SECRET, onEvent }));
+    expect((await post(either, stripped(bothDelivery(30)))).status).toBe(204);
+  });
+
+  it("the Express middleware takes the option too", async () => {
+    const started = await startConnectApp([
+      webhookMiddleware({ secret: SECRET, schemes: ["standard-webhooks"] }),
+      (_req, res) => res.writeHead(204).end(),
+    ]);
+    closers.push(started.close);
+    const replay = await fetch(`${started.url}/hook`, {
+      method: "POST",
+      headers: stripped(bothDelivery(30)),
+      body: BODY,
+    });
+    expect(replay.status).toBe(401);
+  });
+
+  it.each([
+    ["not base64", `whsec_${"!".repeat(24)}`],
+    ["a 7-byte key", `whsec_${Buffer.from("7 bytes").toString("base64")}`],
+    ["under 16 bytes", "short-secret"],
+  ])(
+    "refuses a secret that is %s when the receiver is set up, not at each request",
+    async (_label, secret) => {
+      const onEvent = () => undefined;
+      expect(() => createWebhookHandler({ secret, onEvent })).toThrow(WebhookSecretError);
+      expect(() => webhookMiddleware({ secret })).toThrow(WebhookSecretError);
+      await expect(fastifyWebhooks({}, { secret, onEvent })).rejects.toThrow(WebhookSecretError);
+    },
+  );
 });

@@ -11,7 +11,13 @@ import {
   type ParleyResponse,
   type RequestInterface,
   type User,
+  type FastifyWebhooksOptions,
   type VerifySignatureHeadersOptions,
+  type WebhookHandlerOptions,
+  type WebhookMiddlewareOptions,
+  type WebhookRequestInput,
+  type WebhookSignatureScheme,
+  DEFAULT_SIGNATURE_SCHEMES,
   type VerifyWebhookOptions,
   type Webhook,
   verifyAndParseWebhook,
@@ -149,5 +155,31 @@ describe("webhook verification", () => {
     const verified = verifyAndParseWebhook({ secret: "s", rawBody: "{}", signature: undefined });
     if (verified.ok) expectTypeOf(verified.event.event).toBeString();
     else expectTypeOf(verified.status).toEqualTypeOf<400 | 401>();
+  });
+
+  it("takes the schemes a receiver accepts, by name", () => {
+    expectTypeOf<VerifySignatureHeadersOptions["schemes"]>().toEqualTypeOf<
+      readonly WebhookSignatureScheme[] | undefined
+    >();
+    expectTypeOf<WebhookRequestInput["schemes"]>().toEqualTypeOf<
+      VerifySignatureHeadersOptions["schemes"]
+    >();
+    expectTypeOf<WebhookHandlerOptions["schemes"]>().toEqualTypeOf<
+      VerifySignatureHeadersOptions["schemes"]
+    >();
+    expectTypeOf<WebhookMiddlewareOptions["schemes"]>().toEqualTypeOf<
+      VerifySignatureHeadersOptions["schemes"]
+    >();
+    expectTypeOf<FastifyWebhooksOptions["schemes"]>().toEqualTypeOf<
+      VerifySignatureHeadersOptions["schemes"]
+    >();
+    expectTypeOf(DEFAULT_SIGNATURE_SCHEMES).toEqualTypeOf<readonly WebhookSignatureScheme[]>();
+    void verifySignatureHeaders({
+      secret: "s",
+      rawBody: "{}",
+      headers: {},
+      // @ts-expect-error "both" is an endpoint's setting; a receiver lists the schemes it accepts
+      schemes: ["both"],
+    });
   });
 });

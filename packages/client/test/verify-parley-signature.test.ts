@@ -1,7 +1,7 @@
 import { createHmac } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { signWebhookPayload, verifyParleySignature } from "../src/index.js";
+import { signWebhookPayload, verifyParleySignature, WebhookSecretError } from "../src/index.js";
 
 // Made independently of the library: node:crypto's HMAC over the exact bytes, UTF-8 key.
 const SECRET = "whsec_independent_vector_0001";
@@ -50,8 +50,16 @@ describe("verifyParleySignature", () => {
     expect(
       verifyParleySignature(["a-secret-00000000000", "b-secret-0000000000"], BODY, HEADER),
     ).toBe(false);
-    expect(verifyParleySignature([], BODY, HEADER)).toBe(false);
-    expect(verifyParleySignature("", BODY, signWebhookPayload("", BODY))).toBe(false);
+  });
+
+  it("throws for a secret under 16 bytes or none, never verifying with such a key", () => {
+    expect(() => verifyParleySignature([], BODY, HEADER)).toThrow(WebhookSecretError);
+    expect(() => verifyParleySignature("", BODY, signWebhookPayload("", BODY))).toThrow(
+      "the webhook secret is empty; a webhook secret has at least 16",
+    );
+    expect(() => verifyParleySignature("Jefe", BODY, signWebhookPayload("Jefe", BODY))).toThrow(
+      "the webhook secret is 4 bytes",
+    );
   });
 
   it("accepts upper-case hex digits of the right signature", () => {
@@ -63,7 +71,7 @@ describe("verifyParleySignature", () => {
   it("round-trips any secret and body, and rejects any other body", () => {
     fc.assert(
       fc.property(
-        fc.string({ minLength: 1 }),
+        fc.string({ minLength: 16 }),
         fc.uint8Array(),
         fc.uint8Array(),
         (secret, body, other) => {

@@ -1,6 +1,8 @@
+import { createHmac } from "node:crypto";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import {
+  ParleyError,
   signWebhookPayload,
   verifyAndParseWebhook,
   verifyParleySignature,
@@ -8,6 +10,7 @@ import {
   verifyWebhook,
   verifyWebhookRequest,
   verifyWebhookSignature,
+  WebhookSecretError,
 } from "../src/index.js";
 
 const SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
@@ -52,9 +55,10 @@ describe("verifySignatureHeaders", () => {
     expect(verifySignatureHeaders({ secret: [SECRET], rawBody: BODY, headers, now: NOW }).ok).toBe(
       true,
     );
-    expect(
-      verifySignatureHeaders({ secret: ["whsec_AAAA"], rawBody: BODY, headers, now: NOW }).ok,
-    ).toBe(false);
+    const other = "whsec_b3RoZXItc2VjcmV0LW5vdC10aGUtZW5kcG9pbnRz";
+    expect(verifySignatureHeaders({ secret: [other], rawBody: BODY, headers, now: NOW }).ok).toBe(
+      false,
+    );
   });
 
   it("refuses a timestamp outside the tolerance (default 5 minutes) and a changed body", () => {
@@ -107,6 +111,156 @@ describe("verifySignatureHeaders", () => {
       headers,
     });
     expect(wrong).toMatchObject({ ok: false, status: 401, code: "invalid_signature" });
+  });
+});
+
+/** Standard Webhooks headers signed by hand with `key`: what a forger can make. */
+function signedWith(key: Buffer, at = NOW, id = "evt_01KMXQ3V5G0000000000000009") {
+  const seconds = Math.floor(at / 1000);
+  const digest = createHmac("sha256", key).update(`${id}.${seconds}.${BODY}`).digest("base64");
+  return {
+    "webhook-id": id,
+    "webhook-timestamp": String(seconds),
+    "webhook-signature": `v1,${digest}`,
+  };
+}
+
+describe("secrets that give no key", () => {
+  it.each([
+    ["not base64 at all", `whsec_${"!".repeat(32)}`],
+    ["padding only", `whsec_${"=".repeat(24)}`],
+    ["base64 stopped by a stray =", "whsec_=MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"],
+    ["unpadded with stray bits (7 bytes to a lenient decoder)", "whsec_aaaaaaaaaa"],
+  ])(
+    "refuses a whsec_ secret that is %s, so an event forged with the key a lenient decoder reads (empty or 7 bytes) is never accepted",
+    (_label, secret) => {
+      const lenient = Buffer.from(secret.slice("whsec_".length), "base64");
+      expect(lenient.length).toBeLessThan(8);
+      const forged = signedWith(lenient);
+      expect(() =>
+        verifySignatureHeaders({ secret, rawBody: BODY, headers: forged, now: NOW }),
+      ).toThrow(WebhookSecretError);
+      expect(() =>
+        verifyAndParseWebhook({ secret, rawBody: BODY, signature: undefined, headers: forged }),
+      ).toThrow(WebhookSecretError);
+    },
+  );
+
+  it("refuses keys under 16 bytes, a whsec_ one or a raw one, and an empty list, without echoing the secret", () => {
+    const short = `whsec_${Buffer.from("aaaaaaa").toString("base64")}`; // a 7-byte key
+    const forged = signedWith(Buffer.from("aaaaaaa"));
+    expect(() =>
+      verifySignatureHeaders({ secret: short, rawBody: BODY, headers: forged, now: NOW }),
+    ).toThrow(/encodes a 7-byte key; a Standard Webhooks key has at least 16 bytes/);
+    expect(() =>
+      verifySignatureHeaders({ secret: short, rawBody: BODY, headers: forged, now: NOW }),
+    ).not.toThrow(/YWFhYWFhYQ/);
+    expect(() =>
+      verifySignatureHeaders({ secret: [SECRET, "too-short"], rawBody: BODY, headers: forged }),
+    ).toThrow("webhook secret 2 of 2 is 9 bytes; a webhook secret has at least 16");
+    expect(() => verifyParleySignature("", BODY, signWebhookPayload("", BODY))).toThrow(
+      WebhookSecretError,
+    );
+    expect(() => verifyParleySignature([], BODY, "sha256=00")).toThrow(WebhookSecretError);
+  });
+
+  it("still takes base64url whsec_ secrets, as earlier versions of `parley webhooks create` generated", () => {
+    const key = Buffer.from("a-32-byte-key-for-the-url-form!!");
+    const secret = `whsec_${key.toString("base64url")}`;
+    expect(secret).toMatch(/[-_]/);
+    const headers = signedWith(key);
+    expect(verifySignatureHeaders({ secret, rawBody: BODY, headers, now: NOW }).ok).toBe(true);
+  });
+});
+
+describe("the schemes a receiver accepts", () => {
+  /** A `both` delivery, captured and replayed 30 days later without its `webhook-*` headers. */
+  const captured = {
+    ...standardHeaders(SECRET),
+    "x-webhook-signature-256": signWebhookPayload(SECRET, BODY),
+  };
+  const replayed = { "x-webhook-signature-256": captured["x-webhook-signature-256"] };
+  const later = NOW + 30 * 86_400_000;
+
+  it('never falls back to the timestamp-less parley header with schemes: ["standard-webhooks"]', () => {
+    const check = verifySignatureHeaders({
+      secret: SECRET,
+      rawBody: BODY,
+      headers: replayed,
+      now: later,
+      schemes: ["standard-webhooks"],
+    });
+    expect(check).toEqual({
+      ok: false,
+      reason:
+        "webhook-signature is missing, and this receiver accepts only Standard Webhooks signatures",
+    });
+    const parsed = verifyAndParseWebhook({
+      secret: SECRET,
+      rawBody: BODY,
+      signature: replayed["x-webhook-signature-256"],
+      headers: replayed,
+      schemes: ["standard-webhooks"],
+    });
+    expect(parsed).toMatchObject({ ok: false, status: 401, code: "invalid_signature" });
+    // The captured delivery itself is refused too: its timestamp is 30 days old.
+    expect(
+      verifySignatureHeaders({
+        secret: SECRET,
+        rawBody: BODY,
+        headers: captured,
+        now: later,
+        schemes: ["standard-webhooks"],
+      }).ok,
+    ).toBe(false);
+  });
+
+  it("accepts the replay by default, as documented: the parley scheme cannot be protected against it", () => {
+    expect(
+      verifySignatureHeaders({ secret: SECRET, rawBody: BODY, headers: replayed, now: later }),
+    ).toEqual({ ok: true, scheme: "parley" });
+  });
+
+  it('checks only X-Webhook-Signature-256 with schemes: ["parley"], whatever webhook-* headers say', () => {
+    const forgedStandard = {
+      ...replayed,
+      ...signedWith(Buffer.from("not-the-endpoint-secret-at-all")),
+    };
+    expect(
+      verifySignatureHeaders({
+        secret: SECRET,
+        rawBody: BODY,
+        headers: forgedStandard,
+        schemes: ["parley"],
+      }),
+    ).toEqual({ ok: true, scheme: "parley" });
+    expect(
+      verifySignatureHeaders({
+        secret: SECRET,
+        rawBody: BODY,
+        headers: standardHeaders(SECRET),
+        now: NOW,
+        schemes: ["parley"],
+      }),
+    ).toEqual({
+      ok: false,
+      reason:
+        "X-Webhook-Signature-256 is missing, and this receiver accepts only the parley scheme",
+    });
+  });
+
+  it("refuses an empty or unknown list of schemes", () => {
+    const call = (schemes: unknown) => () =>
+      verifySignatureHeaders({
+        secret: SECRET,
+        rawBody: BODY,
+        headers: captured,
+        schemes: schemes as ["parley"],
+      });
+    expect(call([])).toThrow(ParleyError);
+    expect(call(["both"])).toThrow(
+      'schemes may hold only "standard-webhooks" and "parley", not "both"',
+    );
   });
 });
 

@@ -4,6 +4,8 @@ import { BodyTooLargeError, DEFAULT_MAX_BODY_BYTES, readRawBody } from "./read-r
 import { problem, sendProblem } from "./send-problem.js";
 import { SIGNATURE_HEADER } from "./signature-header.js";
 import { verifyAndParseWebhook, type WebhookRejected } from "./verify-and-parse-webhook.js";
+import { acceptedSchemes, type WebhookSignatureScheme } from "./webhook-signature-schemes.js";
+import { checkWebhookSecrets } from "./webhook-signing-keys.js";
 
 /** What `onEvent` may return to answer something other than 204. */
 export interface WebhookReply {
@@ -21,6 +23,13 @@ export interface WebhookEventContext {
 export interface WebhookHandlerOptions {
   /** The endpoint's secret, or several while rotating it. */
   secret: string | readonly string[];
+  /**
+   * The signature schemes to accept; default both. Pass `["standard-webhooks"]` for an endpoint
+   * that signs with Standard Webhooks (`standard-webhooks` or `both`): the `parley` scheme has no
+   * timestamp, and accepting it lets a captured delivery be replayed without its `webhook-*`
+   * headers.
+   */
+  schemes?: readonly WebhookSignatureScheme[];
   /**
    * Called once per verified delivery. Resolve to answer 204 (or return a `WebhookReply`);
    * throw to answer 500, which makes Parley retry the delivery later. Answer quickly: Parley
@@ -47,6 +56,9 @@ export interface WebhookHandlerOptions {
 export function createWebhookHandler(
   options: WebhookHandlerOptions,
 ): (req: IncomingMessage, res: ServerResponse) => void {
+  const schemes = acceptedSchemes(options.schemes);
+  // A secret that gives no key fails here, when the receiver is set up, not at each request.
+  checkWebhookSecrets(options.secret, schemes);
   const limit = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const onError =
     options.onError ??
@@ -74,6 +86,7 @@ export function createWebhookHandler(
       rawBody,
       signature: req.headers[SIGNATURE_HEADER],
       headers: req.headers,
+      schemes,
     });
     if (!result.ok) {
       sendProblem(res, result.problem);

@@ -3,6 +3,8 @@ import type { WebhookEvent } from "../types/events.js";
 import { DEFAULT_MAX_BODY_BYTES } from "./read-raw-body.js";
 import { SIGNATURE_HEADER } from "./signature-header.js";
 import { verifyAndParseWebhook, type WebhookRejected } from "./verify-and-parse-webhook.js";
+import { acceptedSchemes, type WebhookSignatureScheme } from "./webhook-signature-schemes.js";
+import { checkWebhookSecrets } from "./webhook-signing-keys.js";
 
 /** The parts of a Fastify request the plugin and most handlers use. */
 export interface FastifyRequestLike {
@@ -50,6 +52,13 @@ export interface FastifyWebhooksOptions {
   /** The endpoint's secret, or several while rotating it. */
   secret: string | readonly string[];
   /**
+   * The signature schemes to accept; default both. Pass `["standard-webhooks"]` for an endpoint
+   * that signs with Standard Webhooks (`standard-webhooks` or `both`): the `parley` scheme has no
+   * timestamp, and accepting it lets a captured delivery be replayed without its `webhook-*`
+   * headers.
+   */
+  schemes?: readonly WebhookSignatureScheme[];
+  /**
    * Called once per verified delivery. Answer with `reply` or leave it: an unsent reply is
    * answered 204. Throw to answer 500, which makes Parley retry the delivery later.
    */
@@ -73,6 +82,9 @@ export interface FastifyWebhooksOptions {
  * `request.parleyEvent`.
  */
 export async function fastifyWebhooks(instance: object, options: FastifyWebhooksOptions) {
+  const schemes = acceptedSchemes(options.schemes);
+  // A secret that gives no key fails registration, not each request.
+  checkWebhookSecrets(options.secret, schemes);
   const app = instance as FastifyScope;
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(
@@ -89,6 +101,7 @@ export async function fastifyWebhooks(instance: object, options: FastifyWebhooks
       rawBody: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
       signature: request.headers[SIGNATURE_HEADER],
       headers: request.headers,
+      schemes,
     });
     if (!result.ok) {
       options.onRejected?.(result, request);

@@ -5,6 +5,8 @@ import { parseWebhookEvent } from "./parse-webhook-event.js";
 import type { RawBody } from "./raw-body.js";
 import { verifyParleySignature } from "./verify-parley-signature.js";
 import { verifySignatureHeaders, type WebhookHeaders } from "./verify-signature-headers.js";
+import { acceptedSchemes, type WebhookSignatureScheme } from "./webhook-signature-schemes.js";
+import { checkWebhookSecrets } from "./webhook-signing-keys.js";
 
 export interface WebhookRequestInput {
   /** The endpoint's secret, or several while rotating it. */
@@ -14,10 +16,17 @@ export interface WebhookRequestInput {
   /** The `X-Webhook-Signature-256` header as received (Node may give an array, or nothing). */
   signature: string | readonly string[] | null | undefined;
   /**
-   * All the request's headers: when they carry Standard Webhooks' `webhook-signature`, that
-   * scheme is verified instead (timestamp within `toleranceSeconds`, default 300).
+   * All the request's headers: when they carry Standard Webhooks' `webhook-signature` (and that
+   * scheme is accepted), that scheme is verified instead (timestamp within `toleranceSeconds`,
+   * default 300). Needed for `schemes: ["standard-webhooks"]`.
    */
   headers?: WebhookHeaders;
+  /**
+   * The schemes this receiver accepts; default both (see verifySignatureHeaders). Pass
+   * `["standard-webhooks"]` for a `standard-webhooks` or `both` endpoint: the `parley` scheme
+   * has no timestamp and cannot be protected against replay.
+   */
+  schemes?: readonly WebhookSignatureScheme[];
   toleranceSeconds?: number;
 }
 
@@ -40,26 +49,37 @@ export interface WebhookRejected {
 export type WebhookVerification = WebhookAccepted | WebhookRejected;
 
 /**
- * Everything a receiver checks, for any framework: the signature over the raw bytes (401 when it
- * is missing or wrong; verifySignatureHeaders), then the envelope (400; parseWebhookEvent), and
- * the answer to send. The middlewares for Node http, Express and Fastify are this plus reading
- * the body and writing the answer.
+ * Everything a receiver checks, for any framework: the signature over the raw bytes by a scheme
+ * it accepts (401 when it is missing or wrong; verifySignatureHeaders), then the envelope (400;
+ * parseWebhookEvent), and the answer to send. The middlewares for Node http, Express and Fastify
+ * are this plus reading the body and writing the answer. Throws only for a secret that gives no
+ * usable key (WebhookSecretError) or a bad `schemes`, never for a request.
  */
 export function verifyAndParseWebhook(input: WebhookRequestInput): WebhookVerification {
+  const schemes = acceptedSchemes(input.schemes);
+  checkWebhookSecrets(input.secret, schemes);
   const standard =
     input.headers === undefined
       ? undefined
       : typeof (input.headers as Headers).get === "function"
         ? ((input.headers as Headers).get("webhook-signature") ?? undefined)
         : (input.headers as Record<string, unknown>)["webhook-signature"];
-  if (standard !== undefined) {
+  if (standard !== undefined && schemes.includes("standard-webhooks")) {
     const check = verifySignatureHeaders({
       secret: input.secret,
       rawBody: input.rawBody,
       headers: input.headers!,
+      schemes: ["standard-webhooks"],
       ...(input.toleranceSeconds === undefined ? {} : { toleranceSeconds: input.toleranceSeconds }),
     });
     if (!check.ok) return reject(401, "invalid_signature", check.reason);
+  } else if (!schemes.includes("parley")) {
+    // Never a fall-back to the parley header: it has no timestamp, so it would accept a replay.
+    return reject(
+      401,
+      "invalid_signature",
+      "the webhook-signature header is missing, and this receiver accepts only Standard Webhooks signatures",
+    );
   } else if (!verifyParleySignature(input.secret, input.rawBody, input.signature)) {
     return reject(401, "invalid_signature", signatureProblem(input.signature));
   }

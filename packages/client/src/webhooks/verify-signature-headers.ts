@@ -2,6 +2,8 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { type RawBody, toBytes } from "./raw-body.js";
 import { SIGNATURE_HEADER } from "./signature-header.js";
 import { verifyParleySignature } from "./verify-parley-signature.js";
+import { acceptedSchemes, type WebhookSignatureScheme } from "./webhook-signature-schemes.js";
+import { parleyKeys, standardWebhooksKeys } from "./webhook-signing-keys.js";
 
 /** Request headers as Node, Fetch or a plain object give them. */
 export type WebhookHeaders =
@@ -13,6 +15,13 @@ export interface VerifySignatureHeadersOptions {
   /** The exact body bytes received. */
   rawBody: RawBody;
   headers: WebhookHeaders;
+  /**
+   * The schemes this receiver accepts. Default both: Standard Webhooks when its headers are
+   * present, otherwise `X-Webhook-Signature-256`. For a `standard-webhooks` or `both` endpoint
+   * pass `["standard-webhooks"]`: the `parley` scheme has no timestamp, so accepting it lets a
+   * captured `both` delivery, stripped of its `webhook-*` headers, be replayed for ever.
+   */
+  schemes?: readonly WebhookSignatureScheme[];
   /** How far `webhook-timestamp` may be from now, in seconds. Default 300 (5 minutes). */
   toleranceSeconds?: number;
   /** Default Date.now(). */
@@ -27,23 +36,31 @@ export type WebhookSignatureCheck =
 export const DEFAULT_TOLERANCE_SECONDS = 300;
 
 /**
- * Verifies the signature headers of a delivery signed by either scheme an endpoint can use, and
- * says which one matched; the body is not parsed (verifyAndParseWebhook does both). With Standard
- * Webhooks headers (`webhook-id`, `webhook-timestamp`, `webhook-signature`), those are checked,
- * timestamp included (a replay outside the tolerance fails); otherwise Parley's own
- * `X-Webhook-Signature-256` (verifyParleySignature). An endpoint with scheme `both` sends both:
- * the stricter one decides. Never throws; digests are compared in constant time, and every secret
- * is tried.
+ * Verifies the signature headers of a delivery signed by a scheme the receiver accepts
+ * (`schemes`, default either), and says which one matched; the body is not parsed
+ * (verifyAndParseWebhook does both). With Standard Webhooks headers (`webhook-id`,
+ * `webhook-timestamp`, `webhook-signature`) and that scheme accepted, those are checked,
+ * timestamp included (a replay outside the tolerance fails); otherwise, when `parley` is
+ * accepted, Parley's own `X-Webhook-Signature-256` (verifyParleySignature), which has no
+ * timestamp. An endpoint with scheme `both` sends both: the stricter one decides. With
+ * `schemes: ["standard-webhooks"]` a request without `webhook-signature` fails, whatever else it
+ * carries. Digests are compared in constant time, and every secret is tried.
+ *
+ * Never throws for a request. Throws WebhookSecretError when `secret` gives no usable key for an
+ * accepted scheme (none, under 16 bytes, or `whsec_` without base64: see standardWebhooksKeys),
+ * and ParleyError for an empty or unknown `schemes`.
  */
 export function verifySignatureHeaders(
   options: VerifySignatureHeadersOptions,
 ): WebhookSignatureCheck {
+  const schemes = acceptedSchemes(options.schemes);
+  const standardKeys = schemes.includes("standard-webhooks")
+    ? standardWebhooksKeys(options.secret)
+    : undefined;
+  if (schemes.includes("parley")) parleyKeys(options.secret);
   const header = (name: string) => headerValue(options.headers, name);
-  const secrets = (typeof options.secret === "string" ? [options.secret] : options.secret).filter(
-    (secret) => typeof secret === "string" && secret !== "",
-  );
   const signature = header("webhook-signature");
-  if (signature !== undefined) {
+  if (standardKeys !== undefined && signature !== undefined) {
     const id = header("webhook-id");
     const timestamp = header("webhook-timestamp");
     if (id === undefined || timestamp === undefined)
@@ -61,8 +78,8 @@ export function verifySignatureHeaders(
       .filter((entry) => entry.startsWith("v1,"))
       .map((entry) => Buffer.from(entry.slice(3), "base64"));
     let valid = false;
-    for (const secret of secrets) {
-      const expected = createHmac("sha256", standardWebhooksKey(secret))
+    for (const key of standardKeys) {
+      const expected = createHmac("sha256", key)
         .update(`${id}.${timestamp}.`)
         .update(body)
         .digest();
@@ -74,10 +91,22 @@ export function verifySignatureHeaders(
       ? { ok: true, scheme: "standard-webhooks", eventId: id, timestamp: seconds }
       : { ok: false, reason: "webhook-signature does not match the body" };
   }
+  if (!schemes.includes("parley"))
+    return {
+      ok: false,
+      reason:
+        "webhook-signature is missing, and this receiver accepts only Standard Webhooks signatures",
+    };
   const parley = header(SIGNATURE_HEADER);
   if (parley === undefined)
-    return { ok: false, reason: "neither webhook-signature nor X-Webhook-Signature-256 was sent" };
-  return verifyParleySignature(secrets, options.rawBody, parley)
+    return {
+      ok: false,
+      reason:
+        standardKeys === undefined
+          ? "X-Webhook-Signature-256 is missing, and this receiver accepts only the parley scheme"
+          : "neither webhook-signature nor X-Webhook-Signature-256 was sent",
+    };
+  return verifyParleySignature(options.secret, options.rawBody, parley)
     ? { ok: true, scheme: "parley" }
     : { ok: false, reason: "X-Webhook-Signature-256 does not match the body" };
 }
@@ -87,13 +116,6 @@ export const verifyWebhook = verifySignatureHeaders;
 
 /** @deprecated use VerifySignatureHeadersOptions */
 export type VerifyWebhookOptions = VerifySignatureHeadersOptions;
-
-/** A `whsec_<base64>` secret is its decoded bytes; any other, its UTF-8 bytes. */
-export function standardWebhooksKey(secret: string): Buffer {
-  return secret.startsWith("whsec_")
-    ? Buffer.from(secret.slice("whsec_".length), "base64")
-    : Buffer.from(secret, "utf8");
-}
 
 function headerValue(headers: WebhookHeaders, name: string): string | undefined {
   if (typeof (headers as Headers).get === "function") {

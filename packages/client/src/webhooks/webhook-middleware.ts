@@ -4,6 +4,8 @@ import { BodyTooLargeError, DEFAULT_MAX_BODY_BYTES, readRawBody } from "./read-r
 import { problem, sendProblem } from "./send-problem.js";
 import { SIGNATURE_HEADER } from "./signature-header.js";
 import { verifyAndParseWebhook, type WebhookRejected } from "./verify-and-parse-webhook.js";
+import { acceptedSchemes, type WebhookSignatureScheme } from "./webhook-signature-schemes.js";
+import { checkWebhookSecrets } from "./webhook-signing-keys.js";
 
 declare global {
   // Adds the verified event to Express's request type when Express's types are installed.
@@ -28,6 +30,13 @@ export type NextFunction = (error?: unknown) => void;
 export interface WebhookMiddlewareOptions {
   /** The endpoint's secret, or several while rotating it. */
   secret: string | readonly string[];
+  /**
+   * The signature schemes to accept; default both. Pass `["standard-webhooks"]` for an endpoint
+   * that signs with Standard Webhooks (`standard-webhooks` or `both`): the `parley` scheme has no
+   * timestamp, and accepting it lets a captured delivery be replayed without its `webhook-*`
+   * headers.
+   */
+  schemes?: readonly WebhookSignatureScheme[];
   /** Default 1 MiB; a larger body is answered 413 (when the middleware reads it itself). */
   maxBodyBytes?: number;
   /** Called for each request answered 400 or 401. */
@@ -48,6 +57,9 @@ export interface WebhookMiddlewareOptions {
 export function webhookMiddleware(
   options: WebhookMiddlewareOptions,
 ): (req: MiddlewareRequest, res: ServerResponse, next: NextFunction) => void {
+  const schemes = acceptedSchemes(options.schemes);
+  // A secret that gives no key fails here, when the app is set up, not at each request.
+  checkWebhookSecrets(options.secret, schemes);
   const limit = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
 
   async function handle(req: MiddlewareRequest, res: ServerResponse, next: NextFunction) {
@@ -82,6 +94,7 @@ export function webhookMiddleware(
       rawBody,
       signature: req.headers[SIGNATURE_HEADER],
       headers: req.headers,
+      schemes,
     });
     if (!result.ok) {
       sendProblem(res, result.problem);

@@ -39,6 +39,11 @@ export function registerWebhooksCommands(program: Command): void {
     .option("--host <host>", "address to listen on", "127.0.0.1")
     .option("--secret <secret>", "the endpoint's secret [env PARLEY_WEBHOOK_SECRET]")
     .option(
+      "--scheme <schemes>",
+      "signature schemes to accept, comma-separated: standard-webhooks, parley (default both; " +
+        "use standard-webhooks for a standard-webhooks or both endpoint: parley has no timestamp, so no replay protection)",
+    )
+    .option(
       "--forward-to <url>",
       "re-send verified deliveries (same bytes and headers) to this URL",
     )

@@ -1,9 +1,16 @@
 import { once } from "node:events";
 import http, { type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createWebhookHandler, type WebhookEvent, type WebhookReply } from "@parley/client";
+import {
+  createWebhookHandler,
+  WebhookSecretError,
+  type WebhookEvent,
+  type WebhookReply,
+  type WebhookSignatureScheme,
+} from "@parley/client";
 import { CliError } from "./cli-error.js";
 import type { CliIo } from "./cli-io.js";
+import { parseChoice } from "./parse-choice.js";
 
 export interface WebhooksListenOptions {
   port: string;
@@ -11,6 +18,11 @@ export interface WebhooksListenOptions {
   /** Falls back to PARLEY_WEBHOOK_SECRET. */
   secret?: string;
   forwardTo?: string;
+  /**
+   * The signature schemes to accept, comma-separated: `standard-webhooks`, `parley`, or both (the
+   * default). `standard-webhooks` alone never falls back to the timestamp-less parley header.
+   */
+  scheme?: string;
   /** One JSON object per line: `{receivedAt, verified, event?, reason?, forwarded?}`. */
   json?: boolean;
 }
@@ -46,42 +58,46 @@ export async function webhooksListen(io: CliIo, options: WebhooksListenOptions):
     throw new CliError(`--port must be a port number, got "${options.port}"`);
   }
   const forwardTo = options.forwardTo === undefined ? undefined : checkedUrl(options.forwardTo);
+  const schemes = options.scheme === undefined ? undefined : parseSchemes(options.scheme);
 
-  const handler = createWebhookHandler({
-    secret,
-    async onEvent(event, { req, rawBody }) {
-      const receivedAt = new Date().toISOString();
-      const line = `${receivedAt}  ✓ ${event.event}  webhook ${event.webhookId}  ${describeData(event)}`;
-      if (forwardTo === undefined) {
-        io.out(options.json ? JSON.stringify({ receivedAt, verified: true, event }) : line);
-        return undefined;
-      }
-      const reply = await forward(forwardTo, req.headers, rawBody);
-      io.out(
-        options.json
-          ? JSON.stringify({ receivedAt, verified: true, event, forwarded: reply.summary })
-          : `${line}  -> ${reply.summary}`,
-      );
-      return reply.reply;
-    },
-    onRejected(rejection, req) {
-      const reason =
-        rejection.code === "invalid_payload"
-          ? `not a Parley event (${rejection.detail.replace(/^.*envelope: /, "")})`
-          : /missing/.test(rejection.detail)
-            ? "missing signature"
-            : "bad signature";
-      const receivedAt = new Date().toISOString();
-      io.out(
-        options.json
-          ? JSON.stringify({ receivedAt, verified: false, reason, from: remoteAddress(req) })
-          : `${receivedAt}  ✗ rejected: ${reason} from ${remoteAddress(req)}`,
-      );
-    },
-    onError(error) {
-      io.err(`parley: handling a delivery failed: ${(error as Error).message}`);
-    },
-  });
+  const handler = secretChecked(() =>
+    createWebhookHandler({
+      secret,
+      ...(schemes === undefined ? {} : { schemes }),
+      async onEvent(event, { req, rawBody }) {
+        const receivedAt = new Date().toISOString();
+        const line = `${receivedAt}  ✓ ${event.event}  webhook ${event.webhookId}  ${describeData(event)}`;
+        if (forwardTo === undefined) {
+          io.out(options.json ? JSON.stringify({ receivedAt, verified: true, event }) : line);
+          return undefined;
+        }
+        const reply = await forward(forwardTo, req.headers, rawBody);
+        io.out(
+          options.json
+            ? JSON.stringify({ receivedAt, verified: true, event, forwarded: reply.summary })
+            : `${line}  -> ${reply.summary}`,
+        );
+        return reply.reply;
+      },
+      onRejected(rejection, req) {
+        const reason =
+          rejection.code === "invalid_payload"
+            ? `not a Parley event (${rejection.detail.replace(/^.*envelope: /, "")})`
+            : /missing/.test(rejection.detail)
+              ? "missing signature"
+              : "bad signature";
+        const receivedAt = new Date().toISOString();
+        io.out(
+          options.json
+            ? JSON.stringify({ receivedAt, verified: false, reason, from: remoteAddress(req) })
+            : `${receivedAt}  ✗ rejected: ${reason} from ${remoteAddress(req)}`,
+        );
+      },
+      onError(error) {
+        io.err(`parley: handling a delivery failed: ${(error as Error).message}`);
+      },
+    }),
+  );
 
   const server = http.createServer(handler);
   server.on("clientError", (_error, socket) => socket.destroy());
@@ -113,6 +129,29 @@ export async function webhooksListen(io: CliIo, options: WebhooksListenOptions):
     process.once("SIGINT", stop);
     process.once("SIGTERM", stop);
   });
+}
+
+const SCHEMES: readonly WebhookSignatureScheme[] = ["standard-webhooks", "parley"];
+
+/** `--scheme` values: comma-separated `standard-webhooks` and `parley`. */
+function parseSchemes(value: string): WebhookSignatureScheme[] {
+  const schemes = value
+    .split(",")
+    .map((part) => part.trim())
+    .filter(Boolean)
+    .map((part) => parseChoice(part, SCHEMES, "--scheme"));
+  if (schemes.length === 0) throw new CliError(`--scheme must name ${SCHEMES.join(" or ")}`);
+  return [...new Set(schemes)];
+}
+
+/** The receiver, or a CliError when the secret gives no key (a `whsec_` secret that is not base64). */
+function secretChecked<T>(make: () => T): T {
+  try {
+    return make();
+  } catch (error) {
+    if (error instanceof WebhookSecretError) throw new CliError(`--secret: ${error.message}`);
+    throw error;
+  }
 }
 
 /** The event's data as `key=value` pairs: ids, names and times (payloads carry no content). */

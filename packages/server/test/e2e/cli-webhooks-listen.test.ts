@@ -8,7 +8,7 @@ import { CLI, cliEnv } from "../helpers/run-cli.js";
 import { waitFor } from "../helpers/wait-for.js";
 import { startClientApp, type ClientApp } from "../integration/client/client-app.js";
 
-const SECRET = "whsec_cli_listen_secret_0123456789";
+const SECRET = "whsec_Y2xpLWxpc3Rlbi1zZWNyZXQtMDEyMzQ1Njc4OQ==";
 
 interface Listener {
   url: string;
@@ -193,6 +193,61 @@ describe("parley webhooks listen", () => {
       } finally {
         await app.close();
       }
+    },
+    60_000,
+  );
+
+  it("with --scheme standard-webhooks, verifies a both delivery and refuses it replayed with only the parley header", async () => {
+    const app: Receiver = await startReceiver();
+    try {
+      const listener = await listen(["--scheme", "standard-webhooks", "--forward-to", app.url]);
+      const webhook = await webhookTo(listener.url, "both");
+      const { data: room } = await c.admin("POST /api/rooms", { name: "replayed" });
+      await c.admin("POST /api/rooms/{roomId}/messages", { roomId: room.id, content: "once" });
+      await listener.line(/✓ MESSAGE_CREATED/);
+      const [captured] = await app.waitForRequests(1);
+
+      const replayed = await fetch(listener.url, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "x-webhook-signature-256": captured!.headers["x-webhook-signature-256"]!,
+        },
+        body: captured!.body.toString("utf8"),
+      });
+      expect(replayed.status).toBe(401);
+      expect(await listener.line(/✗ rejected/)).toMatch(
+        /\s{2}✗ rejected: missing signature from 127\.0\.0\.1$/,
+      );
+      expect(app.requests).toHaveLength(1);
+      await c.admin("DELETE /api/admin/webhooks/{id}", { id: webhook.id });
+    } finally {
+      await app.close();
+    }
+  }, 60_000);
+
+  it.each([
+    [
+      ["--secret", `whsec_${"!".repeat(24)}`],
+      /^parley: --secret: the webhook secret starts with whsec_ but the rest is not base64/,
+    ],
+    [
+      ["--secret", SECRET, "--scheme", "both"],
+      /^parley: --scheme must be one of standard-webhooks, parley; got "both"/,
+    ],
+  ])(
+    "refuses to start with %j",
+    async (args, message) => {
+      const child = spawn(process.execPath, [CLI, "webhooks", "listen", "--port", "0", ...args], {
+        env: cliEnv(),
+      });
+      children.push(child);
+      let err = "";
+      child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
+      const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+      expect(code).toBe(1);
+      expect(err).toMatch(message);
+      expect(err).not.toContain("!!!!");
     },
     60_000,
   );

@@ -5,6 +5,7 @@ import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { signWebhookPayload } from "@parley/client";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { describeEachDialect } from "../../../../helpers/dialects.js";
 import { waitFor } from "../../../../helpers/wait-for.js";
@@ -60,7 +61,7 @@ describeEachDialect("the docs' Standard Webhooks receivers on $name", (dialect) 
     ["standard-webhooks-node", process.execPath, "mjs"],
     ["standard-webhooks-python", "python3", "py"],
   ] as const) {
-    it(`${name} verifies real deliveries, during a rotation too, and refuses a forged one`, async () => {
+    it(`${name} verifies real deliveries, during a rotation too, and refuses a forged one and a replay without webhook-* headers`, async () => {
       // Next to the server package, so the Node example resolves @parley/client.
       const file = path.join(serverDir, `.docs-example-${process.pid}-${name}.${extension}`);
       fs.writeFileSync(file, example(name));
@@ -113,6 +114,22 @@ describeEachDialect("the docs' Standard Webhooks receivers on $name", (dialect) 
         body: "{}",
       });
       expect(forged.status).toBe(401);
+
+      // The delivery replayed with only the timestamp-less parley header: refused, never a
+      // fall-back to that scheme.
+      const body = JSON.stringify(
+        (await d.api("GET", `/api/admin/webhooks/${endpoint.id}/deliveries/${delivery!.id}`)).json()
+          .payload,
+      );
+      const replayed = await fetch(`http://127.0.0.1:${port}/hook`, {
+        method: "POST",
+        headers: {
+          "x-webhook-signature-256": signWebhookPayload(oldSecret, body),
+          "content-type": "application/json",
+        },
+        body,
+      });
+      expect(replayed.status).toBe(401);
       expect(newSecret).toMatch(/^whsec_/);
     });
   }
