@@ -1,4 +1,5 @@
-import type { Insertable, Kysely, Selectable } from "kysely";
+import type { Insertable, Kysely, Selectable, Transaction } from "kysely";
+import { lockRowsInIdOrder } from "../db/dialect.js";
 import type { Database, UserStatus, UsersTable } from "../db/schema.js";
 
 /**
@@ -60,6 +61,27 @@ export async function setUserStatus(
     .where("id", "=", id)
     .returningAll()
     .executeTakeFirst();
+}
+
+/**
+ * How many enabled admins there are, their rows locked until the end of `trx` (in id order, on
+ * PostgreSQL), so that two transactions each about to take an admin away (two admins disabling or
+ * deleting each other at once) queue up here, and the second counts what the first left. The
+ * count is read again once the locks are held: what a transaction that held one of them changed
+ * has committed by then. SQLite's single writer serializes such transactions already.
+ */
+export async function lockEnabledAdmins(trx: Transaction<Database>): Promise<number> {
+  const enabledAdmins = () =>
+    trx
+      .selectFrom("users")
+      .select("id")
+      .where("role", "=", "admin")
+      .where("status", "=", "active")
+      .orderBy("id")
+      .execute();
+  const ids = (await enabledAdmins()).map((row) => row.id);
+  await lockRowsInIdOrder(trx, "users", ids);
+  return (await enabledAdmins()).length;
 }
 
 /** The name a user's messages are posted under; the caller knows the user exists. */

@@ -109,9 +109,9 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
       schema: {
         tags,
         security,
-        summary: "Disable a user (fires ADMIN_USER_DISABLED)",
+        summary: "Disable a user (fires ADMIN_USER_DISABLED); never the last enabled admin",
         params: IdParamsSchema,
-        response: { 200: UserSchema, 404: problemSchema, ...authErrors },
+        response: { 200: UserSchema, 404: problemSchema, 409: problemSchema, ...authErrors },
       },
     },
     async (request) => disableUser(ctx, request.principal, request.params.id),
@@ -124,9 +124,9 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
       schema: {
         tags,
         security,
-        summary: "Delete a user (fires ADMIN_USER_DELETED)",
+        summary: "Delete a user (fires ADMIN_USER_DELETED); never the last enabled admin",
         params: IdParamsSchema,
-        response: { 204: { type: "null" }, 404: problemSchema, ...authErrors },
+        response: { 204: { type: "null" }, 404: problemSchema, 409: problemSchema, ...authErrors },
       },
     },
     async (request, reply) => {

@@ -6,12 +6,14 @@ import { AppError } from "../errors/app-error.js";
 import { eventData, isoTime } from "../events/event-catalogue.js";
 import type { Principal } from "../auth/principal.js";
 import { keysetSlice, type KeysetSlice } from "../db/keyset-slice.js";
+import type { Tx } from "../db/unit-of-work.js";
 import { removeFromEveryRoom } from "./rooms-repository.js";
 import {
   findUserRow,
   findUserRowByUsername,
   insertUserRow,
   listUserRows,
+  lockEnabledAdmins,
   setUserStatus,
   type UserRow,
 } from "./users-repository.js";
@@ -90,7 +92,25 @@ export async function issueUserToken(
   return { token, tokenId, expiresAt: isoTime(expiresAt) };
 }
 
-/** Disables an account (its tokens stop working) and fires ADMIN_USER_DISABLED once. */
+/**
+ * Refuses (409 last_admin) to take away the last enabled admin: with none left, only
+ * `parley token create` on the server gets one back. Called in the transaction that then disables
+ * or deletes `user`, after the admins' rows are locked, so two admins removing each other at
+ * once cannot both pass.
+ */
+async function keepOneAdmin(tx: Tx, user: UserRow): Promise<void> {
+  if (user.role !== "admin" || user.status !== "active") return;
+  if ((await lockEnabledAdmins(tx.db)) <= 1)
+    throw new AppError(
+      "last_admin",
+      `${user.username} is the last enabled admin: create or enable another admin first`,
+    );
+}
+
+/**
+ * Disables an account (its tokens stop working) and fires ADMIN_USER_DISABLED once. The last
+ * enabled admin cannot be disabled (409 last_admin).
+ */
 export async function disableUser(
   ctx: AppContext,
   actor: Principal,
@@ -100,6 +120,7 @@ export async function disableUser(
     const user = await findUserRow(tx.db, id);
     if (!user || user.status === "deleted") throw new AppError("not_found", `no user ${id}`);
     if (user.status === "disabled") return toUserView(user);
+    await keepOneAdmin(tx, user);
     const row = (await setUserStatus(tx.db, id, "disabled", ctx.now()))!;
     await tx.emit(
       "ADMIN_USER_DISABLED",
@@ -111,12 +132,14 @@ export async function disableUser(
 
 /**
  * Deletes an account: it is marked deleted (its messages keep their sender), leaves every room,
- * and its tokens stop working. Fires ADMIN_USER_DELETED.
+ * and its tokens stop working. Fires ADMIN_USER_DELETED. The last enabled admin cannot be deleted
+ * (409 last_admin), not even by themselves.
  */
 export async function deleteUser(ctx: AppContext, actor: Principal, id: number): Promise<void> {
   await ctx.database.transaction(async (tx) => {
     const user = await findUserRow(tx.db, id);
     if (!user || user.status === "deleted") throw new AppError("not_found", `no user ${id}`);
+    await keepOneAdmin(tx, user);
     await setUserStatus(tx.db, id, "deleted", ctx.now());
     await removeFromEveryRoom(tx.db, id);
     await tx.emit(

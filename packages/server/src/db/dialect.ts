@@ -97,7 +97,7 @@ export function withRowLock<Q extends { forUpdate(): Q }>(
  */
 export async function lockRowsInIdOrder(
   trx: Transaction<Database>,
-  table: "webhooks",
+  table: "webhooks" | "users",
   ids: readonly number[],
 ): Promise<void> {
   if (ids.length === 0 || dialectOf(trx) !== "postgres") return;

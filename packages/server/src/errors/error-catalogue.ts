@@ -50,6 +50,10 @@ export const ERROR_CATALOGUE = {
   already_member: { status: 409, title: "Already a member of this room" },
   already_promoted: { status: 409, title: "This conversation is already a room" },
   flag_already_reviewed: { status: 409, title: "This moderation flag was already reviewed" },
+  last_admin: {
+    status: 409,
+    title: "This is the last enabled admin: it cannot be deleted, disabled or demoted",
+  },
   // 413 / 415
   file_too_large: { status: 413, title: "The file is larger than the upload limit" },
   unsupported_media_type: { status: 415, title: "This endpoint accepts application/json" },
