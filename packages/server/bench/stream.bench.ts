@@ -414,12 +414,15 @@ export async function runStreamBench(
     dirs.push(dir);
     return dir;
   };
-  // Every stream client is an open connection: above the default cap of 1,024 per process, the
-  // server is told how many to take (PARLEY_HTTP_MAX_CONNECTIONS), as an operator would.
+  // Every stream client is a stream socket: above the default budget of 1,024 per process, the
+  // server is told how many to take (PARLEY_STREAM_MAX_SOCKETS), as an operator would; the
+  // clients all come from loopback, and each user has clients/50 of them.
   const quiet = {
     PARLEY_LOG_LEVEL: "error",
     PARLEY_EDITION: "community",
-    PARLEY_HTTP_MAX_CONNECTIONS: String(options.clients + 100),
+    PARLEY_STREAM_MAX_SOCKETS: String(options.clients + 100),
+    PARLEY_STREAM_MAX_SOCKETS_PER_ADDRESS: "0",
+    PARLEY_STREAM_MAX_SOCKETS_PER_USER: String(options.clients),
     ...options.serverEnv,
   };
   const nodeArgs = options.cpuProf

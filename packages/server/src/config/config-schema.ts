@@ -450,6 +450,13 @@ export const SETTINGS = {
     description:
       "Frames a live-stream socket may send at once before PARLEY_STREAM_FRAMES_PER_SECOND applies: the chat page subscribes to every room of its user when it connects, so keep it above the number of rooms a user is in.",
   },
+  metricsToken: {
+    env: "PARLEY_METRICS_TOKEN",
+    flag: "--metrics-token",
+    kind: "string",
+    description:
+      "Bearer token /metrics requires (Authorization: Bearer <it>), at least 16 characters. Unset: /metrics answers anyone who reaches the port (counts only, no content).",
+  },
   logLevel: {
     env: "PARLEY_LOG_LEVEL",
     flag: "--log-level",

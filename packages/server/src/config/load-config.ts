@@ -77,6 +77,8 @@ export interface Config {
   streamMaxSocketsPerUser: number;
   streamFramesPerSecond: number;
   streamFrameBurst: number;
+  /** The bearer token /metrics requires (PARLEY_METRICS_TOKEN); unset: /metrics is open. */
+  metricsToken: string | undefined;
   logLevel: string;
 }
 
@@ -243,6 +245,9 @@ export function loadConfig(
   }
   if (config.jwtSecret !== undefined && config.jwtSecret.length < 32) {
     throw new ConfigError("PARLEY_JWT_SECRET", "must be at least 32 characters");
+  }
+  if (config.metricsToken !== undefined && config.metricsToken.length < 16) {
+    throw new ConfigError("PARLEY_METRICS_TOKEN", "must be at least 16 characters");
   }
   if (config.masterKey !== undefined && config.masterKeyFile !== undefined) {
     throw new ConfigError(

@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { AppContext } from "../app-context.js";
 import { AppError } from "../errors/app-error.js";
 import type { Metrics } from "./metrics.js";
+import { requireMetricsToken } from "./require-metrics-token.js";
 import { checkWritable } from "./readiness-repository.js";
 
 /** Health, readiness and Prometheus metrics. */
@@ -51,9 +52,14 @@ export const operationsRoutes: FastifyPluginAsyncTypebox<{
     },
   );
 
+  // Open unless PARLEY_METRICS_TOKEN is set: then only `Authorization: Bearer <it>` reads it.
+  const metricsToken = ctx.config.metricsToken;
   app.get(
     "/metrics",
-    { schema: { tags: ["operations"], summary: "Prometheus metrics", hide: true } },
+    {
+      ...(metricsToken === undefined ? {} : { onRequest: requireMetricsToken(metricsToken) }),
+      schema: { tags: ["operations"], summary: "Prometheus metrics", hide: true },
+    },
     async (_request, reply) => {
       reply.type(metrics.registry.contentType);
       return metrics.registry.metrics();

@@ -108,6 +108,14 @@ describe("PARLEY_ICE_SERVERS", () => {
   });
 });
 
+describe("PARLEY_METRICS_TOKEN", () => {
+  it("is unset by default, and refused under 16 characters", () => {
+    expect(loadConfig({}).metricsToken).toBeUndefined();
+    expect(loadConfig({ PARLEY_METRICS_TOKEN: "x".repeat(16) }).metricsToken).toBe("x".repeat(16));
+    expect(() => loadConfig({ PARLEY_METRICS_TOKEN: "short" })).toThrow(/PARLEY_METRICS_TOKEN/);
+  });
+});
+
 describe("PARLEY_TURN_SECRET, PARLEY_TURN_URLS, PARLEY_TURN_TTL", () => {
   const secret = "x".repeat(32);
 
