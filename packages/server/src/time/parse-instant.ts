@@ -1,10 +1,10 @@
 /**
  * An RFC 3339 date-time (`2026-11-20T08:00:00Z`, `2026-11-20T09:00:00.5+01:00`): a four-digit year,
- * `T` (or `t`, or one space), a zone `Z` or `±hh:mm` (also `±hhmm` and `±hh`, which JSON Schema's
- * `date-time` validators have always let through).
+ * `T` (or `t`, or one space), a zone `Z` (or `z`) or `±hh:mm`. Not `±hh` nor `±hhmm`, which
+ * ajv-formats' `date-time` lets through: RFC 3339 has neither, and Date.parse reads `+01` as NaN.
  */
 const DATE_TIME =
-  /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)$/;
+  /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:[Zz]|([+-])(\d{2}):(\d{2}))$/;
 
 /**
  * The instants of the years 0 to 9999 in UTC: those whose ISO form (`toISOString`, how Parley
@@ -42,15 +42,15 @@ export function parseInstant(text: string): number | undefined {
   const days = month === 2 && isLeapYear(year) ? 29 : DAYS_IN_MONTH[month - 1];
   if (days === undefined || day < 1 || day > days) return undefined;
   if (hour > 23 || minute > 59 || second > 59) return undefined;
-  const offsetHours = match[10] === undefined ? 0 : Number(match[10]);
-  const offsetMinutes = match[11] === undefined ? 0 : Number(match[11]);
+  const offsetHours = match[9] === undefined ? 0 : Number(match[9]);
+  const offsetMinutes = match[10] === undefined ? 0 : Number(match[10]);
   if (offsetHours > 23 || offsetMinutes > 59) return undefined;
   const millis = match[7] === undefined ? 0 : Number(match[7].slice(0, 3).padEnd(3, "0"));
   const local = new Date(0);
   // setUTCFullYear, not Date.UTC: Date.UTC reads the years 0 to 99 as 1900 to 1999.
   local.setUTCFullYear(year, month - 1, day);
   local.setUTCHours(hour, minute, second, millis);
-  const sign = match[9] === "-" ? -1 : 1;
+  const sign = match[8] === "-" ? -1 : 1;
   const instant = local.getTime() - sign * (offsetHours * 60 + offsetMinutes) * 60_000;
   return instant >= FIRST_INSTANT && instant <= LAST_INSTANT ? instant : undefined;
 }
