@@ -155,7 +155,7 @@ export function registerWebhooksCommands(program: Command): void {
 
   webhooks
     .command("recover")
-    .description("queue again every failed delivery of an endpoint queued in a time range")
+    .description("queue again, once each, the events of a time range whose delivery failed")
     .argument("<id>", "webhook id")
     .requiredOption("--since <time>", `from: ${TIME_HELP}`)
     .option("--until <time>", `to (not included; default now): ${TIME_HELP}`)

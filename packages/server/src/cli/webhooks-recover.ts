@@ -9,8 +9,9 @@ import { parseId } from "./webhooks-test.js";
 const RECOVERABLE = ["FAILED", "EXHAUSTED"] as const;
 
 /**
- * `parley webhooks recover <id> --since <time>`: queues a redelivery of every failed delivery
- * queued in [since, until), and prints how many. A progress line shows on a terminal only.
+ * `parley webhooks recover <id> --since <time>`: queues again, once, each event first queued in
+ * [since, until) whose delivery failed (see recover in deliveries-service.ts), and prints how
+ * many. A progress line shows on a terminal only.
  */
 export async function webhooksRecover(
   io: CliIo,
@@ -56,6 +57,5 @@ export async function webhooksRecover(
     `Queued ${queued} ${queued === 1 ? "delivery" : "deliveries"} again for webhook ${id} ` +
       `(${which}, queued since ${since}${until === undefined ? "" : ` until ${until}`}).`,
   );
-  if (queued === 10_000)
-    io.out("  at most 10000 per call: run it again with a later --since for the rest");
+  if (queued === 10_000) io.out("  at most 10000 per call: run it again for the rest");
 }
