@@ -4,7 +4,13 @@ import { EVENT_NAMES, WebhookPayloadError, parseWebhookEvent } from "../src/inde
 const envelope = (event: string, data: unknown, extra: Record<string, unknown> = {}) =>
   JSON.stringify({ event, timestamp: "2026-11-22T10:00:00.000Z", webhookId: 7, data, ...extra });
 
-const MESSAGE = { roomId: 12, messageId: 345, senderId: 3, timestamp: "2026-11-22T09:59:59.874Z" };
+const MESSAGE = {
+  roomId: 12,
+  messageId: 345,
+  senderId: 3,
+  timestamp: "2026-11-22T09:59:59.874Z",
+  threadId: null,
+};
 
 describe("parseWebhookEvent", () => {
   it("parses an envelope from a string or bytes", () => {
@@ -20,7 +26,22 @@ describe("parseWebhookEvent", () => {
 
   it("accepts every event's documented data, optional fields absent or present", () => {
     const samples: Record<string, unknown> = {
-      MESSAGE_CREATED: { ...MESSAGE, senderId: null, inboundWebhookId: 4 },
+      MESSAGE_CREATED: { ...MESSAGE, senderId: null, inboundWebhookId: 4, threadId: 340 },
+      MESSAGE_UPDATED: {
+        roomId: 12,
+        messageId: 345,
+        revision: 2,
+        editedBy: "ann",
+        editedAt: "2026-11-22T10:00:00.000Z",
+        mentions: ["bob"],
+      },
+      MESSAGE_DELETED: {
+        roomId: 12,
+        messageId: 345,
+        deletedBy: "admin",
+        deletedAt: "2026-11-22T10:00:00.000Z",
+        threadId: null,
+      },
       USER_JOINED_ROOM: { roomId: 1, username: "ann", via: "membership" },
       USER_LEFT_ROOM: { roomId: 1, username: "ann", via: "presence" },
       ROOM_CREATED: { roomId: 1, createdBy: "ann", convertedFromDm: true },
@@ -83,6 +104,23 @@ describe("parseWebhookEvent", () => {
     for (const [name, data] of Object.entries(samples)) {
       expect(parseWebhookEvent(envelope(name, data)).data).toEqual(data);
     }
+  });
+
+  it("accepts a MESSAGE_CREATED queued by a server before threads, without threadId", () => {
+    const { threadId: _threadId, ...older } = MESSAGE;
+    expect(parseWebhookEvent(envelope("MESSAGE_CREATED", older)).data).toEqual(older);
+  });
+
+  it("refuses MESSAGE_UPDATED whose mentions are not a list of usernames", () => {
+    const data = {
+      roomId: 1,
+      messageId: 2,
+      revision: 2,
+      editedBy: "ann",
+      editedAt: "2026-11-22T10:00:00.000Z",
+      mentions: "bob",
+    };
+    expect(() => parseWebhookEvent(envelope("MESSAGE_UPDATED", data))).toThrow(WebhookPayloadError);
   });
 
   it("keeps fields a newer server adds", () => {

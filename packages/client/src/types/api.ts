@@ -25,9 +25,15 @@ export type { OpenDmParams, Room, RoomNameParams } from "../wire/rooms.js";
 export type { Call, CallState, IceServer } from "../wire/calls.js";
 export type {
   ContentFormat,
+  DeletedMessage,
+  EditMessageParams,
   FlagReviewStatus,
   ListFlagsParams,
+  ListMessagesParams,
   Message,
+  MessageListItem,
+  MessageRevision,
+  MessageRevisions,
   MessageSender,
   ModerationFlag,
   ModerationStatus,

@@ -10,6 +10,8 @@
 /** Every event an endpoint can subscribe to, in the order Parley documents them. */
 export const EVENT_NAMES = [
   "MESSAGE_CREATED",
+  "MESSAGE_UPDATED",
+  "MESSAGE_DELETED",
   "USER_JOINED_ROOM",
   "USER_LEFT_ROOM",
   "ROOM_CREATED",
@@ -41,6 +43,32 @@ export interface MessageCreatedData {
   timestamp: string;
   /** Present only for a message posted through an inbound webhook. */
   inboundWebhookId?: number;
+  /** The thread's top-level message for a reply; null at top level. */
+  threadId: number | null;
+}
+
+/** Its author edited a message: fetch it for the new content. */
+export interface MessageUpdatedData {
+  roomId: number;
+  messageId: number;
+  /** The new revision (the original is 1). */
+  revision: number;
+  /** The author's username. */
+  editedBy: string;
+  editedAt: string;
+  /** Usernames mentioned in the new content (empty when none). */
+  mentions: string[];
+}
+
+/** A message was deleted by its author or an admin: its content and revisions are gone. */
+export interface MessageDeletedData {
+  roomId: number;
+  messageId: number;
+  /** The username of who deleted it. */
+  deletedBy: string;
+  deletedAt: string;
+  /** The thread's top-level message when it was a reply; null at top level. */
+  threadId: number | null;
 }
 
 /**
@@ -131,6 +159,8 @@ export interface WebhookTestData {
 /** The `data` type of each event. */
 export interface EventDataMap {
   MESSAGE_CREATED: MessageCreatedData;
+  MESSAGE_UPDATED: MessageUpdatedData;
+  MESSAGE_DELETED: MessageDeletedData;
   USER_JOINED_ROOM: RoomMembershipData;
   USER_LEFT_ROOM: RoomMembershipData;
   ROOM_CREATED: RoomCreatedData;

@@ -14,6 +14,7 @@ import type {
   DeliveryDetail,
   DeliverySearchItem,
   DeliverySummary,
+  EditMessageParams,
   EventTypes,
   Recovered,
   RecoverParams,
@@ -28,8 +29,11 @@ import type {
   LinkedIdentity,
   LinkIdentityParams,
   ListDeliveriesParams,
+  ListMessagesParams,
   ListParams,
   Message,
+  MessageListItem,
+  MessageRevisions,
   FlagReviewStatus,
   ModerationFlag,
   Page,
@@ -89,15 +93,34 @@ export interface Routes {
 
   // Messages and files
   "POST /api/rooms/{roomId}/messages": { params: RoomId & PostMessageParams; response: Message };
-  "GET /api/rooms/{roomId}/messages": { params: RoomId & ListParams; response: Page<Message> };
+  /** Top-level messages; `threadId`: a thread's replies; `updatedSince`: what changed. */
+  "GET /api/rooms/{roomId}/messages": {
+    params: RoomId & ListMessagesParams;
+    response: Page<MessageListItem>;
+  };
   /** Any room's or direct message's messages, hidden ones included (admin). */
   "GET /api/admin/rooms/{roomId}/messages": {
-    params: RoomId & ListParams;
-    response: Page<StoredMessage>;
+    params: RoomId & ListMessagesParams;
+    response: Page<MessageListItem>;
   };
   "GET /api/rooms/{roomId}/messages/{messageId}": {
     params: RoomId & { messageId: number };
     response: Message;
+  };
+  /** The author edits: fires MESSAGE_UPDATED (nothing when content and format are unchanged). */
+  "PATCH /api/rooms/{roomId}/messages/{messageId}": {
+    params: RoomId & { messageId: number } & EditMessageParams;
+    response: StoredMessage;
+  };
+  /** The author or an admin: the content and every revision are erased; fires MESSAGE_DELETED. */
+  "DELETE /api/rooms/{roomId}/messages/{messageId}": {
+    params: RoomId & { messageId: number };
+    response: undefined;
+  };
+  /** Every version, oldest first, the current one included (admins, bots and the author). */
+  "GET /api/rooms/{roomId}/messages/{messageId}/revisions": {
+    params: RoomId & { messageId: number };
+    response: MessageRevisions;
   };
   /** Multipart: pass a `FormData` with a field named `file` as `data`. */
   "POST /api/rooms/{roomId}/files": { params: RoomId & { data: FormData }; response: UploadedFile };

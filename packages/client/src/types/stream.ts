@@ -2,9 +2,15 @@
  * The frames of Parley's live stream (`GET /api/stream`, subprotocol `parley.v1`), as
  * docs/realtime.md describes them.
  */
-import type { MessageCreatedData, RoomDeletedData, RoomMembershipData } from "./events.js";
+import type {
+  MessageCreatedData,
+  MessageDeletedData,
+  MessageUpdatedData,
+  RoomDeletedData,
+  RoomMembershipData,
+} from "./events.js";
 
-/** The message object of a MESSAGE_CREATED frame: the `.full+json` representation. */
+/** The message object of a MESSAGE_CREATED or MESSAGE_UPDATED frame: `.full+json`. */
 export interface StreamMessage {
   id: number;
   roomId: number;
@@ -20,6 +26,12 @@ export interface StreamMessage {
   inboundWebhookId: number | null;
   moderationStatus: string;
   createdAt: string;
+  threadId: number | null;
+  replyCount: number;
+  lastReplyAt: string | null;
+  revision: number;
+  editedAt: string | null;
+  updatedAt: string;
   contentRaw: string;
   contentText: string;
   contentHtml: string;
@@ -27,6 +39,8 @@ export interface StreamMessage {
 
 export interface StreamEventDataMap {
   MESSAGE_CREATED: MessageCreatedData & { message: StreamMessage };
+  MESSAGE_UPDATED: MessageUpdatedData & { message: StreamMessage };
+  MESSAGE_DELETED: MessageDeletedData;
   USER_JOINED_ROOM: RoomMembershipData;
   USER_LEFT_ROOM: RoomMembershipData;
   ROOM_DELETED: RoomDeletedData;

@@ -4,7 +4,8 @@ import { EVENT_NAMES, WEBHOOK_TEST } from "../types/events.js";
 import { type RawBody, toBytes } from "./raw-body.js";
 
 /** `?` marks a field that may be absent. */
-type FieldKind = "integer" | "integer|null" | "number" | "string" | "true" | `${string}?`;
+type FieldKind =
+  "integer" | "integer|null" | "number" | "string" | "strings" | "true" | `${string}?`;
 
 /** The fields each event's `data` must carry (the server's event catalogue); extra ones are kept. */
 const DATA_FIELDS: { readonly [E in DeliverableEvent]: Readonly<Record<string, FieldKind>> } = {
@@ -14,6 +15,23 @@ const DATA_FIELDS: { readonly [E in DeliverableEvent]: Readonly<Record<string, F
     senderId: "integer|null",
     timestamp: "string",
     inboundWebhookId: "integer?",
+    // Always sent since threads; a delivery queued by an older server, retried now, has none.
+    threadId: "integer|null?",
+  },
+  MESSAGE_UPDATED: {
+    roomId: "integer",
+    messageId: "integer",
+    revision: "integer",
+    editedBy: "string",
+    editedAt: "string",
+    mentions: "strings",
+  },
+  MESSAGE_DELETED: {
+    roomId: "integer",
+    messageId: "integer",
+    deletedBy: "string",
+    deletedAt: "string",
+    threadId: "integer|null",
   },
   USER_JOINED_ROOM: { roomId: "integer", username: "string", via: "string" },
   USER_LEFT_ROOM: { roomId: "integer", username: "string", via: "string" },
@@ -125,6 +143,8 @@ function matches(value: unknown, kind: FieldKind): boolean {
       return typeof value === "number" && Number.isFinite(value);
     case "string":
       return typeof value === "string";
+    case "strings":
+      return Array.isArray(value) && value.every((item) => typeof item === "string");
     case "true":
       return value === true;
     default:

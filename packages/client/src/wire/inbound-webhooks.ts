@@ -1,7 +1,7 @@
 /** Inbound webhooks: their admin API (all editions) and the public ingest routes. */
 import { Type, type Static } from "@sinclair/typebox";
 import { Id, listQueryProperties, Nullable, Timestamp } from "./common.js";
-import { messageBodyProperties } from "./messages.js";
+import { messageBodyProperties, threadIdProperty } from "./messages.js";
 
 const inboundWebhookProperties = {
   id: Id(),
@@ -74,10 +74,13 @@ export const IngestTokenParamsSchema = Type.Object({
   token: Type.String({ description: "The webhook's token (43 characters)." }),
 });
 
-export const IngestParamsSchema = Type.Object(messageBodyProperties, {
-  description:
-    "Unknown fields are ignored (senders are third-party tools). A body that is not a JSON object answers 400 validation_failed.",
-});
+export const IngestParamsSchema = Type.Object(
+  { ...messageBodyProperties, ...threadIdProperty },
+  {
+    description:
+      "Unknown fields are ignored (senders are third-party tools). A body that is not a JSON object answers 400 validation_failed.",
+  },
+);
 export type IngestParams = Static<typeof IngestParamsSchema>;
 
 export const IngestResultSchema = Type.Object({ messageId: Id(), timestamp: Timestamp() });

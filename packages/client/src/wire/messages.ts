@@ -24,10 +24,27 @@ export const messageBodyProperties = {
   contentFormat: Type.Optional(StringEnum(CONTENT_FORMATS, { default: "markdown" })),
 };
 
-export const PostMessageParamsSchema = Type.Object(messageBodyProperties, {
+/** A post's `threadId`: the id of a top-level, not deleted message of the same room. */
+export const threadIdProperty = {
+  threadId: Type.Optional(
+    Id({
+      description:
+        "reply in this thread: the id of a top-level, not deleted message of the same room (else 400 invalid_thread)",
+    }),
+  ),
+};
+
+export const PostMessageParamsSchema = Type.Object(
+  { ...messageBodyProperties, ...threadIdProperty },
+  { additionalProperties: false },
+);
+export type PostMessageParams = Static<typeof PostMessageParamsSchema>;
+
+/** An edit: the new content (a message cannot move to another thread). */
+export const EditMessageParamsSchema = Type.Object(messageBodyProperties, {
   additionalProperties: false,
 });
-export type PostMessageParams = Static<typeof PostMessageParamsSchema>;
+export type EditMessageParams = Static<typeof EditMessageParamsSchema>;
 
 export const MessageSenderSchema = Type.Object({
   type: StringEnum(["user", "integration"]),
@@ -59,11 +76,67 @@ const storedMessageProperties = {
   inboundWebhookId: Nullable(Id()),
   moderationStatus: ModerationStatusSchema,
   createdAt: Timestamp(),
+  threadId: Nullable(Id(), { description: "the thread's top-level message; null at top level" }),
+  replyCount: Type.Integer({ description: "replies in its thread, deleted ones included" }),
+  lastReplyAt: Nullable(Timestamp()),
+  revision: Type.Integer({ minimum: 1, description: "1 for the original; each edit adds one" }),
+  editedAt: Nullable(Timestamp()),
+  updatedAt: Timestamp({
+    description: "its creation, then its latest change: edit, delete, a reply in its thread",
+  }),
 };
 
 /** A message as stored: what posting a message and listing a room's messages answer. */
 export const StoredMessageSchema = Type.Object(storedMessageProperties);
 export type StoredMessage = Static<typeof StoredMessageSchema>;
+
+/**
+ * A deleted message, as lists show it (its content and revisions are gone): threads keep their
+ * shape. Fetching or editing it answers 410 message_deleted.
+ */
+export const DeletedMessageSchema = Type.Object({
+  id: Id(),
+  roomId: Id(),
+  threadId: Nullable(Id()),
+  deleted: Type.Literal(true),
+  deletedAt: Timestamp(),
+});
+export type DeletedMessage = Static<typeof DeletedMessageSchema>;
+
+/** An item of a message list: a message, or a deleted one's tombstone (`deleted: true`). */
+export const MessageListItemSchema = Type.Union([StoredMessageSchema, DeletedMessageSchema]);
+export type MessageListItem = Static<typeof MessageListItemSchema>;
+
+/**
+ * `GET .../messages`: top-level messages newest first; `threadId`: that thread's replies, oldest
+ * first; `updatedSince`: the room's messages of both levels (tombstones included) changed after
+ * that time, oldest change first.
+ */
+export const ListMessagesParamsSchema = Type.Object({
+  ...listQueryProperties,
+  threadId: Type.Optional(Id({ description: "list this thread's replies, oldest first" })),
+  updatedSince: Type.Optional(
+    Timestamp({
+      description:
+        "list the messages (both levels, deleted ones included) changed after this time, oldest change first",
+    }),
+  ),
+});
+export type ListMessagesParams = Static<typeof ListMessagesParamsSchema>;
+
+/** One version of a message. */
+export const MessageRevisionSchema = Type.Object({
+  revision: Type.Integer({ minimum: 1 }),
+  content: Type.String(),
+  contentFormat: ContentFormatSchema,
+  /** When this version was made: the message's creation for revision 1. */
+  editedAt: Timestamp({ description: "when this version was made: the creation for revision 1" }),
+});
+export type MessageRevision = Static<typeof MessageRevisionSchema>;
+
+/** Every version of a message, oldest first, the current one included. */
+export const MessageRevisionsSchema = Type.Object({ items: Type.Array(MessageRevisionSchema) });
+export type MessageRevisions = Static<typeof MessageRevisionsSchema>;
 
 /**
  * A message. `contentRaw`, `contentText` and `contentHtml` are present when the `accept` header

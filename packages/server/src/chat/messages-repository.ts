@@ -1,11 +1,13 @@
 import type { Kysely, Selectable } from "kysely";
 import { compiledOnce } from "../db/compiled-query.js";
-import type { Database, MessagesTable } from "../db/schema.js";
+import { withRowLock } from "../db/dialect.js";
+import type { Database, MessageRevisionsTable, MessagesTable } from "../db/schema.js";
 
 /**
- * Queries on `messages`, and the statements of the post path. Messages are never deleted: a
- * rejected one is hidden by its `moderation_status`. Every function takes the database or a
- * transaction.
+ * Queries on `messages` and `message_revisions`, and the statements of the post path. A message's
+ * row is never deleted (its id must not come back, its thread keeps its shape): a rejected one is
+ * hidden by its `moderation_status`, a deleted one is a tombstone whose content is emptied and
+ * whose revisions are deleted. Every function takes the database or a transaction.
  */
 export type ModerationStatusColumn = MessagesTable["moderation_status"];
 
@@ -24,6 +26,13 @@ function selectMessageViewRows(db: Kysely<Database>) {
       "messages.sender_avatar_url",
       "messages.moderation_status",
       "messages.created_at",
+      "messages.thread_id",
+      "messages.reply_count",
+      "messages.last_reply_at",
+      "messages.revision",
+      "messages.edited_at",
+      "messages.updated_at",
+      "messages.deleted_at",
       "users.username",
     ]);
 }
@@ -54,30 +63,78 @@ export async function findRoomMessageViewRow(
 }
 
 /**
- * A room's messages newest first, ids below `beforeId`, leaving out the `hiddenStatuses`;
- * `limit + 1` rows (the extra one tells whether another page exists).
+ * A room's top-level messages newest first, ids below `cursorId`; or, with `threadId`, that
+ * thread's replies oldest first, ids above `cursorId`. Tombstones included, the `hiddenStatuses`
+ * left out; `limit + 1` rows (the extra one tells whether another page exists).
  */
 export async function listRoomMessageViewRows(
   db: Kysely<Database>,
   roomId: number,
   page: {
-    beforeId: number | undefined;
+    cursorId: number | undefined;
+    threadId?: number | undefined;
     limit: number;
     hiddenStatuses: readonly ModerationStatusColumn[];
   },
 ): Promise<MessageViewRow[]> {
   let select = selectMessageViewRows(db)
     .where("messages.room_id", "=", roomId)
-    .orderBy("messages.id", "desc")
     .limit(page.limit + 1);
+  if (page.threadId === undefined) {
+    select = select.where("messages.thread_id", "is", null).orderBy("messages.id", "desc");
+    if (page.cursorId !== undefined) select = select.where("messages.id", "<", page.cursorId);
+  } else {
+    select = select.where("messages.thread_id", "=", page.threadId).orderBy("messages.id", "asc");
+    if (page.cursorId !== undefined) select = select.where("messages.id", ">", page.cursorId);
+  }
   if (page.hiddenStatuses.length > 0)
     select = select.where("messages.moderation_status", "not in", page.hiddenStatuses);
-  if (page.beforeId !== undefined) select = select.where("messages.id", "<", page.beforeId);
+  return select.execute();
+}
+
+/** Where a list of changes continues: after this change (its time, then its id). */
+export interface ChangeCursor {
+  updatedAt: number;
+  id: number;
+}
+
+/**
+ * A room's messages of both levels (tombstones included, the `hiddenStatuses` left out) changed
+ * after `since`, oldest change first, continuing after `after`: read along the index
+ * messages_room_updated (room_id, updated_at, id), never the whole room. `limit + 1` rows.
+ */
+export async function listRoomMessageViewRowsChangedSince(
+  db: Kysely<Database>,
+  roomId: number,
+  page: {
+    since: number;
+    after: ChangeCursor | undefined;
+    limit: number;
+    hiddenStatuses: readonly ModerationStatusColumn[];
+  },
+): Promise<MessageViewRow[]> {
+  let select = selectMessageViewRows(db)
+    .where("messages.room_id", "=", roomId)
+    .where("messages.updated_at", ">", page.since)
+    .orderBy("messages.updated_at", "asc")
+    .orderBy("messages.id", "asc")
+    .limit(page.limit + 1);
+  const after = page.after;
+  if (after !== undefined)
+    select = select.where((eb) =>
+      eb(
+        eb.refTuple("messages.updated_at", "messages.id"),
+        ">",
+        eb.tuple(after.updatedAt, after.id),
+      ),
+    );
+  if (page.hiddenStatuses.length > 0)
+    select = select.where("messages.moderation_status", "not in", page.hiddenStatuses);
   return select.execute();
 }
 
 /**
- * A room's messages in id order, leaving out the `hiddenStatuses`: those with an id above
+ * A room's messages in id order, leaving out the deleted and the `hiddenStatuses`: those with an id above
  * `afterId` (at most `limit`), or those among `ids`. The live stream's resume reads these.
  */
 export async function listRoomMessageViewRowsAfter(
@@ -92,6 +149,7 @@ export async function listRoomMessageViewRowsAfter(
 ): Promise<MessageViewRow[]> {
   let select = selectMessageViewRows(db)
     .where("messages.room_id", "=", roomId)
+    .where("messages.deleted_at", "is", null)
     .orderBy("messages.id", "asc");
   if (page.hiddenStatuses.length > 0)
     select = select.where("messages.moderation_status", "not in", page.hiddenStatuses);
@@ -117,15 +175,181 @@ export async function setModerationStatus(
 ): Promise<
   Pick<
     Selectable<MessagesTable>,
-    "id" | "room_id" | "sender_user_id" | "inbound_webhook_id" | "created_at"
+    | "id"
+    | "room_id"
+    | "sender_user_id"
+    | "inbound_webhook_id"
+    | "created_at"
+    | "thread_id"
+    | "deleted_at"
   >
 > {
   return db
     .updateTable("messages")
     .set({ moderation_status: status })
     .where("id", "=", messageId)
-    .returning(["id", "room_id", "sender_user_id", "inbound_webhook_id", "created_at"])
+    .returning([
+      "id",
+      "room_id",
+      "sender_user_id",
+      "inbound_webhook_id",
+      "created_at",
+      "thread_id",
+      "deleted_at",
+    ])
     .executeTakeFirstOrThrow();
+}
+
+/** What an edit or a delete reads of the message, locked for the rest of the transaction. */
+export type MessageForChange = Pick<
+  Selectable<MessagesTable>,
+  | "id"
+  | "room_id"
+  | "sender_user_id"
+  | "inbound_webhook_id"
+  | "content"
+  | "content_format"
+  | "moderation_status"
+  | "created_at"
+  | "thread_id"
+  | "revision"
+  | "edited_at"
+  | "deleted_at"
+>;
+
+/** The message, if it is in that room, read FOR UPDATE where rows lock (PostgreSQL). */
+export async function findMessageForChange(
+  db: Kysely<Database>,
+  roomId: number,
+  messageId: number,
+): Promise<MessageForChange | undefined> {
+  return withRowLock(
+    db,
+    db
+      .selectFrom("messages")
+      .select([
+        "id",
+        "room_id",
+        "sender_user_id",
+        "inbound_webhook_id",
+        "content",
+        "content_format",
+        "moderation_status",
+        "created_at",
+        "thread_id",
+        "revision",
+        "edited_at",
+        "deleted_at",
+      ])
+      .where("id", "=", messageId)
+      .where("room_id", "=", roomId),
+  ).executeTakeFirst();
+}
+
+/** Keeps a version an edit replaces. */
+export async function insertRevision(
+  db: Kysely<Database>,
+  revision: MessageRevisionsTable,
+): Promise<void> {
+  await db.insertInto("message_revisions").values(revision).execute();
+}
+
+/** An edit: the new content becomes the message's current revision. */
+export async function updateMessageContent(
+  db: Kysely<Database>,
+  messageId: number,
+  change: {
+    content: string;
+    content_format: MessagesTable["content_format"];
+    revision: number;
+    moderation_status: ModerationStatusColumn;
+    now: number;
+  },
+): Promise<void> {
+  await db
+    .updateTable("messages")
+    .set({
+      content: change.content,
+      content_format: change.content_format,
+      revision: change.revision,
+      moderation_status: change.moderation_status,
+      edited_at: change.now,
+      updated_at: change.now,
+    })
+    .where("id", "=", messageId)
+    .execute();
+}
+
+/** The versions edits replaced, oldest first (the current one is the message itself). */
+export async function listRevisions(
+  db: Kysely<Database>,
+  messageId: number,
+): Promise<Array<Selectable<MessageRevisionsTable>>> {
+  return db
+    .selectFrom("message_revisions")
+    .selectAll()
+    .where("message_id", "=", messageId)
+    .orderBy("revision", "asc")
+    .execute();
+}
+
+/**
+ * A delete: every revision is deleted and the content emptied, the row kept as a tombstone (its
+ * id is never reused and its thread keeps its shape).
+ */
+export async function eraseMessage(
+  db: Kysely<Database>,
+  messageId: number,
+  now: number,
+): Promise<void> {
+  await db.deleteFrom("message_revisions").where("message_id", "=", messageId).execute();
+  await db
+    .updateTable("messages")
+    .set({ content: "", deleted_at: now, updated_at: now })
+    .where("id", "=", messageId)
+    .execute();
+}
+
+/** A thread's top-level message, as a reply to it needs it, if it is in that room. */
+export async function findThreadForReply(
+  db: Kysely<Database>,
+  roomId: number,
+  threadId: number,
+): Promise<
+  Pick<Selectable<MessagesTable>, "thread_id" | "deleted_at" | "moderation_status"> | undefined
+> {
+  return db
+    .selectFrom("messages")
+    .select(["thread_id", "deleted_at", "moderation_status"])
+    .where("id", "=", threadId)
+    .where("room_id", "=", roomId)
+    .executeTakeFirst();
+}
+
+/** A reply was posted in the thread of `threadId`. */
+export async function recordReply(
+  db: Kysely<Database>,
+  threadId: number,
+  now: number,
+): Promise<void> {
+  await db
+    .updateTable("messages")
+    .set((eb) => ({
+      reply_count: eb("reply_count", "+", 1),
+      last_reply_at: now,
+      updated_at: now,
+    }))
+    .where("id", "=", threadId)
+    .execute();
+}
+
+/** Something in the message's thread changed (a reply was deleted). */
+export async function touchMessage(
+  db: Kysely<Database>,
+  messageId: number,
+  now: number,
+): Promise<void> {
+  await db.updateTable("messages").set({ updated_at: now }).where("id", "=", messageId).execute();
 }
 
 // The statements of every post, built and compiled once (Kysely's building and compiling cost
@@ -144,7 +368,19 @@ const selectMember = compiledOnce<{ user_id: number }, { roomId: number; userId:
       .where("room_id", "=", slot("roomId"))
       .where("user_id", "=", slot("userId")),
 );
-export type NewMessage = Omit<MessagesTable, "id">;
+/** A new message's row (updated_at is its created_at; the other columns start at their default). */
+export type NewMessage = Pick<
+  MessagesTable,
+  | "room_id"
+  | "sender_user_id"
+  | "inbound_webhook_id"
+  | "sender_display_name"
+  | "sender_avatar_url"
+  | "content"
+  | "content_format"
+  | "moderation_status"
+  | "created_at"
+> & { thread_id: number | null };
 const insertMessage = compiledOnce<{ id: number; created_at: number }, NewMessage>((db, slot) =>
   db
     .insertInto("messages")
@@ -158,6 +394,8 @@ const insertMessage = compiledOnce<{ id: number; created_at: number }, NewMessag
       content_format: slot("content_format"),
       moderation_status: slot("moderation_status"),
       created_at: slot("created_at"),
+      updated_at: slot("created_at"),
+      thread_id: slot("thread_id"),
     })
     .returning(["id", "created_at"]),
 );
@@ -245,9 +483,10 @@ export const POST_MESSAGE_CTES = `"room" as (select "deleted_at" from "rooms" wh
       where "id" = $3::bigint and "token_hash" = $9::text and "enabled" = 1))),
 "message" as (
   insert into "messages" ("room_id", "sender_user_id", "inbound_webhook_id", "sender_display_name",
-    "sender_avatar_url", "content", "content_format", "moderation_status", "created_at")
+    "sender_avatar_url", "content", "content_format", "moderation_status", "created_at",
+    "updated_at")
   select $1::bigint, $2::bigint, $3::bigint, $4::text, $5::text, $6::text, $7::text, 'none',
-    $8::bigint
+    $8::bigint, $8::bigint
   from "allowed"
   returning "id", "created_at"),
 "emitting" as (select "id" from "message")`;
@@ -286,9 +525,9 @@ export const POST_MESSAGE_BATCH_CTES = `"checked" as (
 "message" as (
   insert into "messages" ("id", "room_id", "sender_user_id", "inbound_webhook_id",
     "sender_display_name", "sender_avatar_url", "content", "content_format", "moderation_status",
-    "created_at")
+    "created_at", "updated_at")
   select d."id", i."room_id", i."sender_user_id", i."inbound_webhook_id", i."sender_display_name",
-    i."sender_avatar_url", i."content", i."content_format", 'none', i."created_at"
+    i."sender_avatar_url", i."content", i."content_format", 'none', i."created_at", i."created_at"
   from "ids" d join "input" i on i."ord" = d."ord"
   returning "id", "created_at"),
 "emitting" as (select "ord", "id" from "ids")`;
@@ -321,9 +560,9 @@ export const POST_MESSAGE_TYPES = [
   "text",
 ] as const;
 
-/** The values of POST_MESSAGE_CTES, in order. */
+/** The values of POST_MESSAGE_CTES, in order (a top-level post: replies take the transaction). */
 export function postStatementValues(
-  message: Omit<NewMessage, "moderation_status">,
+  message: Omit<NewMessage, "moderation_status" | "thread_id">,
   tokenHash: string | null,
 ): unknown[] {
   return [

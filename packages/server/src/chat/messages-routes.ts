@@ -1,20 +1,42 @@
 import type { Static } from "@sinclair/typebox";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import {
+  EditMessageParamsSchema,
   IdParams,
-  ListParamsSchema,
+  ListMessagesParamsSchema,
+  MessageListItemSchema,
+  MessageRevisionsSchema,
   MessageSchema,
   PageOf,
   PostMessageParamsSchema,
   StoredMessageSchema,
 } from "@parley/client/wire";
+import type { MessageListItem } from "@parley/client/wire";
 import type { AppContext } from "../app-context.js";
 import { requireRole } from "../auth/require-role.js";
-import { decodeCursor, pageLimit, toPage } from "../http/pagination.js";
+import { AppError } from "../errors/app-error.js";
+import {
+  decodeChangeCursor,
+  decodeCursor,
+  encodeChangeCursor,
+  pageLimit,
+  toPage,
+  type Page,
+} from "../http/pagination.js";
 import { authErrors, problemSchema } from "../http/schemas.js";
 import { MAX_CONTENT_BYTES, validateMessageBody } from "./content-rules.js";
 import { mediaTypeHeader, pickMessageFormat } from "./message-media-type.js";
-import { getMessage, listMessages, postRoomMessage, representMessage } from "./messages-service.js";
+import { checkMessageEditable } from "./edit-message.js";
+import {
+  deleteRoomMessage,
+  editRoomMessage,
+  getMessage,
+  getRevisions,
+  listMessageChanges,
+  listMessages,
+  postRoomMessage,
+  representMessage,
+} from "./messages-service.js";
 import { roomForMember } from "./room-access.js";
 
 /** 16384 UTF-8 bytes of content can take six times as many once JSON escapes them (\u0001). */
@@ -22,6 +44,56 @@ const MESSAGE_BODY_LIMIT = 6 * MAX_CONTENT_BYTES + 1024;
 
 const roomParams = IdParams("roomId");
 const messageParams = IdParams("roomId", "messageId");
+
+/** `?threadId=` or `?updatedSince=` (not both), `?limit=`, `?cursor=`, as the route received them. */
+interface ListQuery {
+  limit?: number | undefined;
+  cursor?: string | undefined;
+  threadId?: number | undefined;
+  updatedSince?: string | undefined;
+}
+
+/**
+ * A room's messages for `query`: top-level (newest first), a thread's replies (oldest first), or
+ * the changes since a time (oldest change first, its own cursor).
+ */
+async function listPage(
+  ctx: AppContext,
+  principal: Parameters<typeof listMessages>[1],
+  roomId: number,
+  query: ListQuery,
+  options: { asAdmin?: boolean } = {},
+): Promise<Page<MessageListItem>> {
+  const limit = pageLimit(query);
+  if (query.updatedSince !== undefined) {
+    if (query.threadId !== undefined)
+      throw new AppError("validation_failed", "use threadId or updatedSince, not both", {
+        field: "querystring.updatedSince",
+      });
+    const since = Date.parse(query.updatedSince);
+    if (Number.isNaN(since))
+      throw new AppError("validation_failed", "updatedSince must be an ISO-8601 time", {
+        field: "querystring.updatedSince",
+      });
+    const slice = await listMessageChanges(
+      ctx,
+      principal,
+      roomId,
+      { since, after: decodeChangeCursor(query.cursor), limit },
+      options,
+    );
+    return { items: slice.items, nextCursor: slice.last ? encodeChangeCursor(slice.last) : null };
+  }
+  return toPage(
+    await listMessages(
+      ctx,
+      principal,
+      roomId,
+      { cursorId: decodeCursor(query.cursor), threadId: query.threadId, limit },
+      options,
+    ),
+  );
+}
 
 /** Post, list and fetch the messages of a room. */
 export const messagesRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (
@@ -68,8 +140,106 @@ export const messagesRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
       // than a schema error); what they do not cover, such as an unknown field, answers next.
       const message = validateMessageBody(request.body);
       if (failed) throw failed;
-      return reply.code(201).send(await postRoomMessage(ctx, request.principal, roomId, message));
+      const threadId = (request.body as { threadId?: unknown }).threadId;
+      return reply
+        .code(201)
+        .send(await postRoomMessage(ctx, request.principal, roomId, message, threadId));
     },
+  );
+
+  app.patch<{ Params: Static<typeof messageParams>; Body: unknown }>(
+    "/api/rooms/:roomId/messages/:messageId",
+    {
+      onRequest: anyUser,
+      bodyLimit: MESSAGE_BODY_LIMIT,
+      attachValidation: true,
+      schema: {
+        tags,
+        security,
+        summary:
+          "Edit your message (fires MESSAGE_UPDATED; the same content rules, DLP and moderation as a post)",
+        description:
+          "Only the author (an admin, too, edits only their own: 403 not_author). Each edit adds a revision; " +
+          "the same content and format answer 200 and fire nothing. A deleted message answers 410 message_deleted.",
+        params: messageParams,
+        body: EditMessageParamsSchema,
+        response: {
+          200: StoredMessageSchema,
+          400: problemSchema,
+          404: problemSchema,
+          410: problemSchema,
+          422: problemSchema,
+          ...authErrors,
+        },
+      },
+    },
+    async (request) => {
+      const failed = request.validationError;
+      if (failed && failed.validationContext !== "body") throw failed;
+      const { roomId, messageId } = request.params;
+      const principal = request.principal;
+      // Membership and authorship before content, so no one else learns what the room accepts.
+      await roomForMember(ctx.db, roomId, principal);
+      await checkMessageEditable(ctx, {
+        roomId,
+        messageId,
+        editor: { userId: principal.userId, username: principal.username },
+      });
+      const message = validateMessageBody(request.body);
+      if (failed) throw failed;
+      return editRoomMessage(ctx, principal, roomId, messageId, message);
+    },
+  );
+
+  app.delete(
+    "/api/rooms/:roomId/messages/:messageId",
+    {
+      onRequest: anyUser,
+      schema: {
+        tags,
+        security,
+        summary:
+          "Delete a message: its author or an admin (fires MESSAGE_DELETED; the content and every revision are erased)",
+        description:
+          "Lists show a deleted message as a tombstone {id, roomId, threadId, deleted: true, deletedAt}; " +
+          "fetching or editing it answers 410 message_deleted. Its id is never reused.",
+        params: messageParams,
+        response: {
+          204: { type: "null" },
+          404: problemSchema,
+          410: problemSchema,
+          ...authErrors,
+        },
+      },
+    },
+    async (request, reply) => {
+      const { roomId, messageId } = request.params;
+      await deleteRoomMessage(ctx, request.principal, roomId, messageId);
+      return reply.code(204).send();
+    },
+  );
+
+  app.get(
+    "/api/rooms/:roomId/messages/:messageId/revisions",
+    {
+      onRequest: anyUser,
+      schema: {
+        tags,
+        security,
+        summary:
+          "Every version of a message, oldest first, the current one included (admins, bots and its author)",
+        params: messageParams,
+        response: {
+          200: MessageRevisionsSchema,
+          400: problemSchema,
+          404: problemSchema,
+          410: problemSchema,
+          ...authErrors,
+        },
+      },
+    },
+    async (request) =>
+      getRevisions(ctx, request.principal, request.params.roomId, request.params.messageId),
   );
 
   app.get(
@@ -80,24 +250,22 @@ export const messagesRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
         tags,
         security,
         summary:
-          "List a room's messages, newest first (quarantined and rejected ones only for admins)",
+          "List a room's top-level messages newest first; a thread's replies (threadId) oldest first; or what changed (updatedSince)",
+        description:
+          "Quarantined and rejected messages only for admins. Deleted messages appear as tombstones " +
+          "{id, roomId, threadId, deleted: true, deletedAt}. updatedSince lists the messages of both levels " +
+          "whose updatedAt is later, oldest change first, so a client that was away can refresh what it shows.",
         params: roomParams,
-        querystring: ListParamsSchema,
+        querystring: ListMessagesParamsSchema,
         response: {
-          200: PageOf(StoredMessageSchema),
+          200: PageOf(MessageListItemSchema),
           400: problemSchema,
           404: problemSchema,
           ...authErrors,
         },
       },
     },
-    async (request) =>
-      toPage(
-        await listMessages(ctx, request.principal, request.params.roomId, {
-          beforeId: decodeCursor(request.query.cursor),
-          limit: pageLimit(request.query),
-        }),
-      ),
+    async (request) => listPage(ctx, request.principal, request.params.roomId, request.query),
   );
 
   app.get(
@@ -112,9 +280,9 @@ export const messagesRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
         description:
           "The one way for an admin who is not a member to read a direct message: the member routes answer 403.",
         params: roomParams,
-        querystring: ListParamsSchema,
+        querystring: ListMessagesParamsSchema,
         response: {
-          200: PageOf(StoredMessageSchema),
+          200: PageOf(MessageListItemSchema),
           400: problemSchema,
           404: problemSchema,
           ...authErrors,
@@ -122,15 +290,7 @@ export const messagesRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
       },
     },
     async (request) =>
-      toPage(
-        await listMessages(
-          ctx,
-          request.principal,
-          request.params.roomId,
-          { beforeId: decodeCursor(request.query.cursor), limit: pageLimit(request.query) },
-          { asAdmin: true },
-        ),
-      ),
+      listPage(ctx, request.principal, request.params.roomId, request.query, { asAdmin: true }),
   );
 
   app.get(
@@ -158,6 +318,7 @@ export const messagesRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
           },
           400: problemSchema,
           404: problemSchema,
+          410: problemSchema,
           ...authErrors,
         },
       },

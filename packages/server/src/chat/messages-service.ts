@@ -1,23 +1,37 @@
-import type { Message, StoredMessage } from "@parley/client/wire";
+import type {
+  Message,
+  MessageListItem,
+  MessageRevisions,
+  StoredMessage,
+} from "@parley/client/wire";
 import type { AppContext } from "../app-context.js";
 import type { Principal } from "../auth/principal.js";
 import { keysetSlice, type KeysetSlice } from "../db/keyset-slice.js";
-import type { MessagesTable } from "../db/schema.js";
 import { AppError } from "../errors/app-error.js";
 import { isoTime } from "../events/event-catalogue.js";
 import type { MessageFormat } from "./message-media-type.js";
+import { HIDDEN_STATUSES, isHidden } from "./message-visibility.js";
 import {
   findRoomMessageViewRow,
+  findThreadForReply,
+  listRevisions,
   listRoomMessageViewRows,
+  listRoomMessageViewRowsChangedSince,
   readMessageViewRow,
+  type ChangeCursor,
   type MessageViewRow,
 } from "./messages-repository.js";
 import type { MessageContent } from "./content-rules.js";
+import { deleteMessage } from "./delete-message.js";
+import { editMessage } from "./edit-message.js";
 import { postMessage } from "./post-message.js";
 import { renderMessage } from "./rendering/render-message.js";
 import { findLiveRoom, roomForMember } from "./room-access.js";
 import { readDisplayName } from "./users-repository.js";
 import { isMember } from "./rooms-repository.js";
+
+export { HIDDEN_STATUSES };
+export type { ChangeCursor };
 
 /** A message as stored, as the API shows it: the wire's StoredMessage. */
 export type MessageView = StoredMessage;
@@ -25,11 +39,26 @@ export type MessageView = StoredMessage;
 /** A message with the representations the `Accept` header asked for: the wire's Message. */
 export type MessageRepresentation = Message;
 
-/** Quarantined (pending review) and rejected messages are shown to admins only. */
-export const HIDDEN_STATUSES = ["QUARANTINED", "REJECTED"] as const;
+function isoOrNull(epochMs: number | null): string | null {
+  return epochMs === null ? null : isoTime(Number(epochMs));
+}
 
-function isHidden(status: MessagesTable["moderation_status"]): boolean {
-  return (HIDDEN_STATUSES as readonly string[]).includes(status);
+/** A message of a list: its view, or its tombstone once deleted. */
+export function toListItem(row: MessageViewRow): MessageListItem {
+  if (row.deleted_at !== null) {
+    return {
+      id: row.id,
+      roomId: row.room_id,
+      threadId: row.thread_id,
+      deleted: true,
+      deletedAt: isoTime(Number(row.deleted_at)),
+    };
+  }
+  return toMessageView(row);
+}
+
+function messageGone(messageId: number): AppError {
+  return new AppError("message_deleted", `message ${messageId} was deleted`);
 }
 
 export function toMessageView(row: MessageViewRow): MessageView {
@@ -57,6 +86,12 @@ export function toMessageView(row: MessageViewRow): MessageView {
     inboundWebhookId: row.inbound_webhook_id,
     moderationStatus: row.moderation_status,
     createdAt: isoTime(row.created_at),
+    threadId: row.thread_id,
+    replyCount: Number(row.reply_count),
+    lastReplyAt: isoOrNull(row.last_reply_at),
+    revision: Number(row.revision),
+    editedAt: isoOrNull(row.edited_at),
+    updatedAt: isoTime(Number(row.updated_at)),
   };
 }
 
@@ -83,12 +118,14 @@ export async function postRoomMessage(
   actor: Principal,
   roomId: number,
   message: MessageContent,
+  threadId?: unknown,
 ): Promise<MessageView> {
   const displayName = await readDisplayName(ctx.db, actor.userId);
   const posted = await postMessage(ctx, {
     roomId,
     content: message.content,
     contentFormat: message.format,
+    threadId,
     sender: {
       type: "user",
       userId: actor.userId,
@@ -100,31 +137,89 @@ export async function postRoomMessage(
 }
 
 /**
- * Newest first. Members see visible messages; admins see every message of a room, members or not,
- * but a direct message only when they are one of its two members, or through the admin route
- * (`asAdmin`), which an admin must call on purpose.
+ * Top-level messages newest first, continuing before `cursorId`; with `threadId`, that thread's
+ * replies oldest first, continuing after `cursorId`. Deleted messages appear as tombstones.
+ * Members see visible messages; admins see every message of a room, members or not, but a direct
+ * message only when they are one of its two members, or through the admin route (`asAdmin`),
+ * which an admin must call on purpose.
  */
 export async function listMessages(
   ctx: AppContext,
   actor: Principal,
   roomId: number,
-  page: { beforeId?: number | undefined; limit: number },
+  page: { cursorId?: number | undefined; threadId?: number | undefined; limit: number },
   options: { asAdmin?: boolean } = {},
-): Promise<KeysetSlice<MessageView>> {
-  if (options.asAdmin) await findLiveRoom(ctx.db, roomId);
-  else await roomForMember(ctx.db, roomId, actor, { allowAdmin: true });
+): Promise<KeysetSlice<MessageListItem>> {
+  await readableRoom(ctx, actor, roomId, options);
+  if (page.threadId !== undefined) {
+    // A deleted thread's replies stay readable: tombstones keep threads whole.
+    const thread = await findThreadForReply(ctx.db, roomId, page.threadId);
+    if (
+      !thread ||
+      thread.thread_id !== null ||
+      (actor.role !== "admin" && isHidden(thread.moderation_status))
+    )
+      throw new AppError(
+        "invalid_thread",
+        `threadId ${page.threadId} is not a top-level message of room ${roomId}`,
+      );
+  }
   const rows = await listRoomMessageViewRows(ctx.db, roomId, {
-    beforeId: page.beforeId,
+    cursorId: page.cursorId,
+    threadId: page.threadId,
     limit: page.limit,
     hiddenStatuses: actor.role === "admin" ? [] : HIDDEN_STATUSES,
   });
-  return keysetSlice(rows, page.limit, toMessageView);
+  return keysetSlice(rows, page.limit, toListItem);
+}
+
+/** A page of changes and where the next one continues (the last item's change). */
+export interface ChangesSlice extends KeysetSlice<MessageListItem> {
+  last: ChangeCursor | undefined;
+}
+
+/**
+ * What changed in a room after `since` (a client that was away catches up): its messages of both
+ * levels, tombstones included, whose updatedAt is later, oldest change first, continuing after
+ * `after`. Who may read it: as listMessages.
+ */
+export async function listMessageChanges(
+  ctx: AppContext,
+  actor: Principal,
+  roomId: number,
+  page: { since: number; after?: ChangeCursor | undefined; limit: number },
+  options: { asAdmin?: boolean } = {},
+): Promise<ChangesSlice> {
+  await readableRoom(ctx, actor, roomId, options);
+  const rows = await listRoomMessageViewRowsChangedSince(ctx.db, roomId, {
+    since: page.since,
+    after: page.after,
+    limit: page.limit,
+    hiddenStatuses: actor.role === "admin" ? [] : HIDDEN_STATUSES,
+  });
+  const slice = keysetSlice(rows, page.limit, toListItem);
+  const lastRow = slice.hasMore ? rows[page.limit - 1] : undefined;
+  return {
+    ...slice,
+    last: lastRow && { updatedAt: Number(lastRow.updated_at), id: lastRow.id },
+  };
+}
+
+async function readableRoom(
+  ctx: AppContext,
+  actor: Principal,
+  roomId: number,
+  options: { asAdmin?: boolean },
+): Promise<void> {
+  if (options.asAdmin) await findLiveRoom(ctx.db, roomId);
+  else await roomForMember(ctx.db, roomId, actor, { allowAdmin: true });
 }
 
 /**
  * One message of a room, for admins and bots (the event payloads carry no content, so receivers
- * fetch it here). A hidden message answers 404 to a bot, exactly as a message of another room.
- * A direct message's messages are for its two members only: anyone else gets 403, as on the list.
+ * fetch it here). A hidden message answers 404 to a bot, exactly as a message of another room; a
+ * deleted one 410 message_deleted. A direct message's messages are for its two members only:
+ * anyone else gets 403, as on the list.
  */
 export async function getMessage(
   ctx: AppContext,
@@ -132,6 +227,17 @@ export async function getMessage(
   roomId: number,
   messageId: number,
 ): Promise<MessageView> {
+  const row = await readableMessage(ctx, actor, roomId, messageId);
+  return toMessageView(row);
+}
+
+/** The message as getMessage() finds it for `actor`, or the error it answers. */
+async function readableMessage(
+  ctx: AppContext,
+  actor: Principal,
+  roomId: number,
+  messageId: number,
+): Promise<MessageViewRow> {
   const room = await findLiveRoom(ctx.db, roomId);
   if (room.kind === "dm" && !(await isMember(ctx.db, roomId, actor.userId))) {
     throw new AppError("not_a_member", `you are not a member of ${roomId}`);
@@ -140,5 +246,87 @@ export async function getMessage(
   if (!row || (isHidden(row.moderation_status) && actor.role !== "admin")) {
     throw new AppError("not_found", `no message ${messageId} in room ${roomId}`);
   }
-  return toMessageView(row);
+  if (row.deleted_at !== null) throw messageGone(messageId);
+  return row;
+}
+
+/**
+ * Every version of a message, oldest first, the current one included: for admins and bots (as
+ * getMessage) and for its author (a user, in a room they can read). Anyone else: 403 not_author.
+ */
+export async function getRevisions(
+  ctx: AppContext,
+  actor: Principal,
+  roomId: number,
+  messageId: number,
+): Promise<MessageRevisions> {
+  let row: MessageViewRow;
+  if (actor.role === "user") {
+    await roomForMember(ctx.db, roomId, actor);
+    const found = await findRoomMessageViewRow(ctx.db, roomId, messageId);
+    const own = found?.sender_user_id === actor.userId;
+    // The author sees their own message even while it is hidden pending review; to anyone else a
+    // hidden message does not exist.
+    if (!found || (!own && isHidden(found.moderation_status)))
+      throw new AppError("not_found", `no message ${messageId} in room ${roomId}`);
+    if (found.deleted_at !== null) throw messageGone(messageId);
+    if (!own) throw new AppError("not_author", `you did not write message ${messageId}`);
+    row = found;
+  } else {
+    row = await readableMessage(ctx, actor, roomId, messageId);
+  }
+  const earlier = await listRevisions(ctx.db, messageId);
+  return {
+    items: [
+      ...earlier.map((revision) => ({
+        revision: Number(revision.revision),
+        content: revision.content,
+        contentFormat: revision.content_format,
+        editedAt: isoTime(Number(revision.edited_at)),
+      })),
+      {
+        revision: Number(row.revision),
+        content: row.content,
+        contentFormat: row.content_format,
+        editedAt: isoTime(Number(row.edited_at ?? row.created_at)),
+      },
+    ],
+  };
+}
+
+/**
+ * The author edits a message of a room they are a member of (an admin, too, edits only their
+ * own): editMessage(). Answers the message as it is now.
+ */
+export async function editRoomMessage(
+  ctx: AppContext,
+  actor: Principal,
+  roomId: number,
+  messageId: number,
+  message: MessageContent,
+): Promise<MessageView> {
+  await roomForMember(ctx.db, roomId, actor);
+  await editMessage(ctx, {
+    roomId,
+    messageId,
+    content: message.content,
+    contentFormat: message.format,
+    editor: { userId: actor.userId, username: actor.username },
+  });
+  return toMessageView(await readMessageViewRow(ctx.db, messageId));
+}
+
+/**
+ * Its author (a member) or an admin (any room or direct message) deletes a message:
+ * deleteMessage().
+ */
+export async function deleteRoomMessage(
+  ctx: AppContext,
+  actor: Principal,
+  roomId: number,
+  messageId: number,
+): Promise<void> {
+  if (actor.role === "admin") await findLiveRoom(ctx.db, roomId);
+  else await roomForMember(ctx.db, roomId, actor);
+  await deleteMessage(ctx, actor, roomId, messageId);
 }

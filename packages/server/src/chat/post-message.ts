@@ -3,17 +3,12 @@ import { writesInOneStatement } from "../db/dialect.js";
 import type { StatementUnit } from "../db/unit-of-work.js";
 import { AppError } from "../errors/app-error.js";
 import { eventData } from "../events/event-catalogue.js";
-import { insertModerationFlag } from "../moderation-queue/moderation-flags-repository.js";
-import { scanForDlp } from "../safety/dlp/scan-for-dlp.js";
-import {
-  decideModeration,
-  type ModerationBand,
-  type ModerationStatus,
-} from "../safety/moderation/moderation-decision.js";
-import { validateMessageContent } from "./content-rules.js";
+import type { ModerationStatus } from "../safety/moderation/moderation-decision.js";
+import { flagForModeration } from "./flag-for-moderation.js";
 import {
   findRoomForIngestPost,
   findRoomForPost,
+  findThreadForReply,
   insertMessageRow,
   isMemberForPost,
   POST_MESSAGE_ANSWER,
@@ -25,9 +20,10 @@ import {
   postStatementValues,
   type NewMessage,
   type PostMessageAnswer,
+  recordReply,
 } from "./messages-repository.js";
-import { renderMessage, type ContentFormat } from "./rendering/render-message.js";
-import { sanitizeHtml } from "./rendering/sanitize-html.js";
+import { isHidden } from "./message-visibility.js";
+import { screenMessageContent } from "./screen-message-content.js";
 
 export type MessageSender =
   | { type: "user"; userId: number; username: string; displayName: string }
@@ -49,6 +45,11 @@ export interface PostMessageInput {
   /** Unvalidated: checked here by the content rules, so every path answers the same codes. */
   content: unknown;
   contentFormat?: unknown;
+  /**
+   * Unvalidated: a reply's thread, the id of a top-level, not deleted, visible message of the same
+   * room (else invalid_thread); absent or null at top level.
+   */
+  threadId?: unknown;
   sender: MessageSender;
 }
 
@@ -59,57 +60,31 @@ export interface PostedMessage {
   moderationStatus: "none" | ModerationStatus;
 }
 
-interface ModerationOutcome {
-  category: string;
-  score: number;
-  band: ModerationBand;
-  status: ModerationStatus;
-}
-
-/** The plain text readers will see; content that cannot be rendered is refused (400), not stored. */
-function renderOrRefuse(stored: string, format: ContentFormat): string {
-  try {
-    return renderMessage(stored, format).text;
-  } catch {
-    throw new AppError("content_not_renderable", "the content could not be rendered");
-  }
-}
-
-/**
- * Classifies the text a reader sees and, when it differs, the raw input too; the higher score
- * decides, so neither markup that splits a word nor markup that joins one slips past.
- */
-async function moderate(
-  ctx: AppContext,
-  readerText: string,
-  raw: string,
-): Promise<ModerationOutcome | null> {
-  const classifier = ctx.safety.classifier;
-  if (!classifier) return null;
-  try {
-    const results = await Promise.all(
-      readerText === raw
-        ? [classifier.classify(raw)]
-        : [readerText, raw].map((text) => classifier.classify(text)),
-    );
-    const result = results.reduce((a, b) => (b.score > a.score ? b : a));
-    const decision = decideModeration(result, ctx.safety.thresholds);
-    return decision ? { category: result.category, score: result.score, ...decision } : null;
-  } catch {
-    // The classifier is advisory: when its provider is down, messages still flow (fail open).
-    return null;
-  }
-}
-
 function roomNotFound(roomId: number): AppError {
   return new AppError("not_found", `no room ${roomId}`);
 }
 
+function invalidThread(threadId: unknown): AppError {
+  return new AppError(
+    "invalid_thread",
+    `threadId ${JSON.stringify(threadId)} is not a top-level, not deleted message of this room`,
+  );
+}
+
+/** The thread id as sent: absent (or null) at top level, else a positive safe integer. */
+function threadIdOf(value: unknown): number | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1)
+    throw invalidThread(value);
+  return value;
+}
+
 /**
- * Posts a message into a room: validation, HTML sanitization, DLP on the raw input and on the
- * rendered text (blocked content is never stored), AI moderation on both, then ONE unit of work
- * that writes the message and emits its events (on PostgreSQL, when moderation lets it through,
- * one statement: see docs/architecture.md, "The write path of a post").
+ * Posts a message into a room: the checks every content goes through (screenMessageContent:
+ * validation, HTML sanitization, DLP, AI moderation), then ONE unit of work that writes the
+ * message and emits its events (on PostgreSQL, when moderation lets a top-level post through, one
+ * statement: see docs/architecture.md, "The write path of a post"). A reply (`threadId`) also
+ * counts itself on its thread's top-level message, in the same transaction.
  * MESSAGE_CREATED fires for visible messages (its audience, in the catalogue, keeps a DM's from
  * integrations); a QUARANTINED message is hidden pending review and fires only its moderation event (MESSAGE_CREATED follows if a reviewer approves it).
  */
@@ -117,31 +92,17 @@ export async function postMessage(
   ctx: AppContext,
   input: PostMessageInput,
 ): Promise<PostedMessage> {
-  const { content, format } = validateMessageContent(input.content, input.contentFormat);
-  const stored = format === "html" ? sanitizeHtml(content) : content;
-  // What a reader sees: entities decoded, markup and markdown gone. DLP and moderation read it as
-  // well as the raw input, so "&#52;111 1111 1111 1111" or "4111 1111 1111 111**1**" is the card
-  // number it shows, and "k**i**ll" the word it shows.
-  const readerText = renderOrRefuse(stored, format);
-  const match =
-    scanForDlp(ctx.safety.dlp, content) ??
-    (readerText === content ? null : scanForDlp(ctx.safety.dlp, readerText));
-  if (match) {
-    throw new AppError(
-      "dlp_blocked",
-      `the message matches the DLP rule "${match.ruleId}" (${match.description})`,
-      {
-        ruleId: match.ruleId,
-      },
-    );
-  }
-  // Classify outside the transaction: a remote provider must not hold a database connection.
-  const moderation = await moderate(ctx, readerText, content);
+  const { stored, format, moderation } = await screenMessageContent(
+    ctx,
+    input.content,
+    input.contentFormat,
+  );
+  const threadId = threadIdOf(input.threadId);
 
   const sender = input.sender;
   const senderId = sender.type === "user" ? sender.userId : null;
   const tokenHash = sender.type === "integration" ? (sender.tokenHash ?? null) : null;
-  const row = (now: number): Omit<NewMessage, "moderation_status"> => ({
+  const row = (now: number): Omit<NewMessage, "moderation_status" | "thread_id"> => ({
     room_id: input.roomId,
     sender_user_id: senderId,
     inbound_webhook_id: sender.type === "integration" ? sender.inboundWebhookId : null,
@@ -156,7 +117,7 @@ export async function postMessage(
   // sharing its commit with the posts that arrive with it. The same checks, rows, events and
   // errors as the transaction below, which SQLite (in process, no round trips) and the rarer
   // posts take.
-  if (!moderation && writesInOneStatement(ctx.database.dialect)) {
+  if (!moderation && threadId === null && writesInOneStatement(ctx.database.dialect)) {
     const now = ctx.now();
     return ctx.database.statement(
       postStatement(input, postStatementValues(row(now), tokenHash), now),
@@ -176,9 +137,21 @@ export async function postMessage(
     // A token disabled, rotated or deleted since ingest looked it up: the same answer.
     if ("tokenCurrent" in room && !room.tokenCurrent) throw roomNotFound(input.roomId);
     const now = ctx.now();
+    if (threadId !== null) {
+      const thread = await findThreadForReply(tx.db, input.roomId, threadId);
+      if (
+        !thread ||
+        thread.thread_id !== null ||
+        thread.deleted_at !== null ||
+        isHidden(thread.moderation_status)
+      )
+        throw invalidThread(threadId);
+      await recordReply(tx.db, threadId, now);
+    }
     const message = await insertMessageRow(tx.db, {
       ...row(now),
       moderation_status: moderation?.status ?? "none",
+      thread_id: threadId,
     });
 
     // Who hears it (in a DM, its members' streams only) is the catalogue's rule: EVENT_AUDIENCE.
@@ -191,38 +164,18 @@ export async function postMessage(
           senderId,
           createdAt: message.created_at,
           inboundWebhookId: sender.type === "integration" ? sender.inboundWebhookId : null,
+          threadId,
         }),
       );
     }
     if (moderation) {
-      const flagId = await insertModerationFlag(tx.db, {
+      await flagForModeration(ctx, tx, {
         messageId: message.id,
         roomId: input.roomId,
-        category: moderation.category,
-        score: moderation.score,
-        band: moderation.band,
-        status: moderation.status,
+        senderId,
+        moderation,
         now,
       });
-      await tx.emit(
-        moderation.status === "QUARANTINED"
-          ? "MESSAGE_AUTO_MODERATION_QUARANTINED"
-          : "MESSAGE_AUTO_MODERATION_FLAGGED",
-        eventData.moderation(
-          {
-            flaggedMessageId: flagId,
-            messageId: message.id,
-            roomId: input.roomId,
-            senderId,
-            category: moderation.category,
-            score: moderation.score,
-            band: moderation.band,
-            status: moderation.status,
-            occurredAt: now,
-          },
-          ctx.config.publicBaseUrl,
-        ),
-      );
     }
     return {
       id: message.id,
@@ -264,6 +217,7 @@ export function postStatement(
           senderId,
           createdAt: now,
           inboundWebhookId: sender.type === "integration" ? sender.inboundWebhookId : null,
+          threadId: null,
         }),
     },
     settle(answer) {

@@ -22,6 +22,13 @@ export function describeFrame(frame: StreamEventFrame): string {
       const who = message.sender.username ?? message.sender.displayName;
       return `${message.createdAt} #${message.id} ${who}: ${message.contentText.replace(/\s*\n\s*/g, " ")}`;
     }
+    case "MESSAGE_UPDATED": {
+      const { message } = frame.data;
+      const who = message.sender.username ?? message.sender.displayName;
+      return `${frame.data.editedAt} #${message.id} ${who} edited (revision ${frame.data.revision}): ${message.contentText.replace(/\s*\n\s*/g, " ")}`;
+    }
+    case "MESSAGE_DELETED":
+      return `${frame.data.deletedAt} #${frame.data.messageId} deleted by ${frame.data.deletedBy}`;
     case "USER_JOINED_ROOM":
       return `${new Date().toISOString()} ${frame.data.username} joined (${frame.data.via})`;
     case "USER_LEFT_ROOM":

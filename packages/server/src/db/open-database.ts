@@ -204,6 +204,10 @@ export function openDatabase(options: OpenDatabaseOptions): DatabaseConnection {
   sqlite.pragma(`busy_timeout = ${timeoutMs ?? 5000}`);
   sqlite.pragma("synchronous = NORMAL");
   sqlite.pragma("foreign_keys = ON");
+  // A deleted message's content must not stay readable in the file: freed space (a row's old
+  // cell, overflow pages, deleted revisions) is overwritten with zeros (db/erase-freed-content.ts
+  // empties the write-ahead log after such a delete).
+  sqlite.pragma("secure_delete = ON");
   // Concurrent posts share a transaction with a savepoint each (db/batched-transactions.ts). A
   // savepoint keeps the pages it changes in a statement journal, which SQLite spills to a temporary
   // FILE past 64 KiB: one pwrite per page per savepoint, which made each index on the delivery

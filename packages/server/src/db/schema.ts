@@ -65,6 +65,31 @@ export interface MessagesTable {
   content_format: "markdown" | "html";
   moderation_status: "none" | "FLAGGED" | "QUARANTINED" | "APPROVED" | "REJECTED";
   created_at: number;
+  /** The top-level message this one replies to; null at top level (migration 012). */
+  thread_id: ColumnType<number | null, number | null | undefined, number | null>;
+  /** Replies in its thread, tombstones included. */
+  reply_count: Generated<number>;
+  last_reply_at: ColumnType<number | null, number | null | undefined, number | null>;
+  /** 1 for the original; each edit adds one (earlier versions: message_revisions). */
+  revision: Generated<number>;
+  edited_at: ColumnType<number | null, number | null | undefined, number | null>;
+  /**
+   * Its creation, then any change: edit, delete, a reply in its thread. The post sets it; the
+   * column's default (0) is only for rows written before migration 012 filled it in.
+   */
+  updated_at: ColumnType<number, number | undefined, number>;
+  /** Set when deleted: the row stays as a tombstone, its content emptied. */
+  deleted_at: ColumnType<number | null, number | null | undefined, number | null>;
+}
+
+/** The versions an edit replaced (the current one is the message itself). */
+export interface MessageRevisionsTable {
+  message_id: number;
+  revision: number;
+  content: string;
+  content_format: "markdown" | "html";
+  /** When this version was made: the message's creation for revision 1, else its edit. */
+  edited_at: number;
 }
 
 export interface FilesTable {
@@ -242,6 +267,7 @@ export interface Database {
   rooms: RoomsTable;
   room_members: RoomMembersTable;
   messages: MessagesTable;
+  message_revisions: MessageRevisionsTable;
   files: FilesTable;
   moderation_flags: ModerationFlagsTable;
   webhooks: WebhooksTable;

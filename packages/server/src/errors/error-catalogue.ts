@@ -34,6 +34,10 @@ export const ERROR_CATALOGUE = {
   file_required: { status: 400, title: "A multipart field named file is required" },
   cannot_dm_self: { status: 400, title: "A direct message needs another user" },
   content_not_renderable: { status: 400, title: "The content could not be rendered" },
+  invalid_thread: {
+    status: 400,
+    title: "threadId must be a top-level, not deleted message of the same room",
+  },
   // Any other 4xx from the HTTP layer (a malformed URL, a broken Content-Length), its status kept.
   bad_request: { status: 400, title: "The request is malformed" },
   // 401 / 403
@@ -41,6 +45,7 @@ export const ERROR_CATALOGUE = {
   forbidden: { status: 403, title: "Your role does not allow this" },
   not_a_member: { status: 403, title: "You are not a member of this room" },
   not_room_creator: { status: 403, title: "Only the room's creator can do this" },
+  not_author: { status: 403, title: "Only the message's author can do this" },
   enterprise_required: { status: 403, title: "This feature needs the Enterprise edition" },
   // 404
   not_found: { status: 404, title: "Not found" },
@@ -54,6 +59,8 @@ export const ERROR_CATALOGUE = {
     status: 409,
     title: "This is the last enabled admin: it cannot be deleted, disabled or demoted",
   },
+  // 410
+  message_deleted: { status: 410, title: "This message was deleted" },
   // 413 / 415
   file_too_large: { status: 413, title: "The file is larger than the upload limit" },
   unsupported_media_type: { status: 415, title: "This endpoint accepts application/json" },

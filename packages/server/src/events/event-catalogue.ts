@@ -15,6 +15,8 @@ import type {
   FileInfectionDetectedData,
   FileUploadedData,
   MessageCreatedData,
+  MessageDeletedData,
+  MessageUpdatedData,
   ModerationEventData,
   RoomCreatedData,
   RoomDeletedData,
@@ -39,15 +41,49 @@ export const eventData = {
     senderId: number | null;
     createdAt: number;
     inboundWebhookId?: number | null;
+    threadId: number | null;
   }): MessageCreatedData {
     const data: MessageCreatedData = {
       roomId: input.roomId,
       messageId: input.messageId,
       senderId: input.senderId,
       timestamp: isoTime(input.createdAt),
+      threadId: input.threadId,
     };
     if (input.inboundWebhookId != null) data.inboundWebhookId = input.inboundWebhookId;
     return data;
+  },
+  messageUpdated(input: {
+    roomId: number;
+    messageId: number;
+    revision: number;
+    editedBy: string;
+    editedAt: number;
+    mentions: readonly string[];
+  }): MessageUpdatedData {
+    return {
+      roomId: input.roomId,
+      messageId: input.messageId,
+      revision: input.revision,
+      editedBy: input.editedBy,
+      editedAt: isoTime(input.editedAt),
+      mentions: [...input.mentions],
+    };
+  },
+  messageDeleted(input: {
+    roomId: number;
+    messageId: number;
+    deletedBy: string;
+    deletedAt: number;
+    threadId: number | null;
+  }): MessageDeletedData {
+    return {
+      roomId: input.roomId,
+      messageId: input.messageId,
+      deletedBy: input.deletedBy,
+      deletedAt: isoTime(input.deletedAt),
+      threadId: input.threadId,
+    };
   },
   roomMembership(input: {
     roomId: number;
@@ -158,6 +194,8 @@ export interface EventAudience {
 
 export const EVENT_AUDIENCE = {
   MESSAGE_CREATED: { outbound: "subscribers-outside-dms", stream: "room" },
+  MESSAGE_UPDATED: { outbound: "subscribers-outside-dms", stream: "room" },
+  MESSAGE_DELETED: { outbound: "subscribers-outside-dms", stream: "room" },
   USER_JOINED_ROOM: { outbound: "subscribers-outside-dms", stream: "room" },
   USER_LEFT_ROOM: { outbound: "subscribers-outside-dms", stream: "room" },
   ROOM_CREATED: { outbound: "subscribers-outside-dms", stream: "none" },
@@ -201,7 +239,24 @@ export const EVENT_TYPES: {
   MESSAGE_CREATED: {
     description:
       "A message was posted to a room, by a user or through an inbound webhook. Carries no content: fetch it with GET /api/rooms/{roomId}/messages/{messageId}.",
-    sample: { roomId: 3, messageId: 42, senderId: 12, timestamp: SAMPLE_TIME },
+    sample: { roomId: 3, messageId: 42, senderId: 12, timestamp: SAMPLE_TIME, threadId: null },
+  },
+  MESSAGE_UPDATED: {
+    description:
+      "Its author edited a message (a new revision). Carries no content: fetch the message, or its revisions with GET /api/rooms/{roomId}/messages/{messageId}/revisions.",
+    sample: {
+      roomId: 3,
+      messageId: 42,
+      revision: 2,
+      editedBy: "ada",
+      editedAt: SAMPLE_TIME,
+      mentions: [],
+    },
+  },
+  MESSAGE_DELETED: {
+    description:
+      "A message was deleted by its author or an admin: its content and every revision are erased, and fetching it answers 410. threadId names its thread when it was a reply.",
+    sample: { roomId: 3, messageId: 42, deletedBy: "ada", deletedAt: SAMPLE_TIME, threadId: null },
   },
   USER_JOINED_ROOM: {
     description:

@@ -30,6 +30,23 @@ export function decodeCursor(cursor: string | undefined): number | undefined {
   return Number(match[1]);
 }
 
+/** A cursor of a list of changes: the last item's change time and id (`?updatedSince=`). */
+export function encodeChangeCursor(change: { updatedAt: number; id: number }): string {
+  return Buffer.from(`at:${change.updatedAt}:${change.id}`, "utf8").toString("base64url");
+}
+
+/** Where a list of changes continues; undefined for the first page. */
+export function decodeChangeCursor(
+  cursor: string | undefined,
+): { updatedAt: number; id: number } | undefined {
+  if (cursor === undefined || cursor === "") return undefined;
+  const match = /^at:(\d{1,15}):(\d{1,15})$/.exec(
+    Buffer.from(cursor, "base64url").toString("utf8"),
+  );
+  if (!match) throw new AppError("invalid_cursor", "the cursor is not one this list handed out");
+  return { updatedAt: Number(match[1]), id: Number(match[2]) };
+}
+
 /** The answer for a slice: the next page continues after its last item's id. */
 export function toPage<T extends { id: number }>(slice: KeysetSlice<T>): Page<T> {
   const last = slice.items[slice.items.length - 1];

@@ -107,7 +107,8 @@ export async function reviewFlag(
       decision === "approved" ? "APPROVED" : "REJECTED",
     );
     // As when it was posted, its audience is the catalogue's (a DM's: its members' streams).
-    if (decision === "approved" && flag.status === "QUARANTINED") {
+    // A message deleted meanwhile is gone: nothing to announce.
+    if (decision === "approved" && flag.status === "QUARANTINED" && message.deleted_at === null) {
       await tx.emit(
         "MESSAGE_CREATED",
         eventData.messageCreated({
@@ -116,6 +117,7 @@ export async function reviewFlag(
           senderId: message.sender_user_id,
           createdAt: message.created_at,
           inboundWebhookId: message.inbound_webhook_id,
+          threadId: message.thread_id,
         }),
       );
     }

@@ -10,19 +10,25 @@ import {
   toMessageView,
   type MessageRepresentation,
 } from "../chat/messages-service.js";
+import { isHidden } from "../chat/message-visibility.js";
 import type { Database } from "../db/schema.js";
 import { eventData, type MessageCreatedData } from "../events/event-catalogue.js";
 
 /** `data` of a MESSAGE_CREATED frame: the event's data plus the `.full+json` message object. */
 export type MessageFrameData = MessageCreatedData & { message: MessageRepresentation };
 
-/** The message as GET /api/rooms/{roomId}/messages/{messageId} answers `.full+json`. */
+/**
+ * The message as GET /api/rooms/{roomId}/messages/{messageId} answers `.full+json`, unless it is
+ * hidden or deleted by now.
+ */
 export async function loadFullMessage(
   db: Kysely<Database>,
   messageId: number,
 ): Promise<MessageRepresentation | undefined> {
   const row = await findMessageViewRow(db, messageId);
-  return row ? representMessage(toMessageView(row), "full") : undefined;
+  // Hidden or deleted since its event: nothing of it goes out.
+  if (!row || row.deleted_at !== null || isHidden(row.moderation_status)) return undefined;
+  return representMessage(toMessageView(row), "full");
 }
 
 /**
@@ -80,6 +86,7 @@ function toFrameData(row: MessageViewRow): MessageFrameData {
       senderId: view.sender.type === "user" ? view.sender.id : null,
       createdAt: Number(row.created_at),
       inboundWebhookId: view.inboundWebhookId,
+      threadId: view.threadId,
     }),
     message: representMessage(view, "full"),
   };

@@ -530,7 +530,7 @@ export class StreamGateway {
   }
 
   private async prefetch({ event, data }: BusEvent): Promise<Prefetched> {
-    if (event === "MESSAGE_CREATED")
+    if (event === "MESSAGE_CREATED" || event === "MESSAGE_UPDATED")
       return { message: await loadFullMessage(this.ctx.db, data.messageId as number) };
     if ((event === "USER_JOINED_ROOM" || event === "USER_LEFT_ROOM") && data.via === "presence")
       return { present: await presentIn(this.ctx.db, data.roomId) };
@@ -551,8 +551,9 @@ export class StreamGateway {
     const fetched = await (prefetched ?? this.prefetch({ kind: "event", event, data }));
     let frameData: object = data;
     let messageId: number | undefined;
-    if (event === "MESSAGE_CREATED") {
-      messageId = data.messageId as number;
+    if (event === "MESSAGE_CREATED" || event === "MESSAGE_UPDATED") {
+      // A resume dedupes created messages by id; an edit is not one.
+      if (event === "MESSAGE_CREATED") messageId = data.messageId as number;
       const message = fetched.message;
       if (!message) return;
       frameData = { ...data, message };

@@ -10,6 +10,7 @@ import { idsNeverReused } from "./008-ids-never-reused.js";
 import { dueIndexesPartial } from "./009-due-indexes-partial.js";
 import { endpointCircuit } from "./010-endpoint-circuit.js";
 import { deliveryLeaseIndex } from "./011-delivery-lease-index.js";
+import { messagesThatLive } from "./012-messages-that-live.js";
 
 /** Every migration, in order. Names sort; never rename or edit one that has shipped. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -24,4 +25,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "009-due-indexes-partial": dueIndexesPartial,
   "010-endpoint-circuit": endpointCircuit,
   "011-delivery-lease-index": deliveryLeaseIndex,
+  "012-messages-that-live": messagesThatLive,
 };

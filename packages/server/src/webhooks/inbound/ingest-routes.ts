@@ -163,7 +163,7 @@ export const ingestRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
         tags,
         summary: "Post a message into the webhook's room (the token is the only credential)",
         description:
-          "content: 1..16384 UTF-8 bytes; contentFormat markdown (default) or html (sanitized before it is stored). Body at most 64 KiB. Unknown and disabled tokens get the same 404.",
+          "content: 1..16384 UTF-8 bytes; contentFormat markdown (default) or html (sanitized before it is stored); threadId (optional) a top-level message of the webhook's room to reply to (else 400 invalid_thread). Body at most 64 KiB. Unknown and disabled tokens get the same 404.",
         params: IngestTokenParamsSchema,
         body: IngestParamsSchema,
         response: { 200: IngestResultSchema, ...errorAnswers },
@@ -174,7 +174,8 @@ export const ingestRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
       // The same rules and codes as a member's post; the schema adds nothing they do not check.
       const { content, format } = validateMessageBody(request.body);
       if (request.validationError) throw request.validationError;
-      return ingestMessage(ctx, target, { content, contentFormat: format });
+      const threadId = (request.body as { threadId?: unknown }).threadId;
+      return ingestMessage(ctx, target, { content, contentFormat: format, threadId });
     },
   );
 

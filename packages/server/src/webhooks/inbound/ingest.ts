@@ -9,6 +9,8 @@ export interface IngestMessage {
   /** Checked by postMessage() with the content rules, whether the caller checked it or not. */
   content: unknown;
   contentFormat?: unknown;
+  /** A reply's thread (checked by postMessage(): else invalid_thread); absent at top level. */
+  threadId?: unknown;
   /** Per-message sender overrides (Slack `username` / `icon_url`), already vetted by the caller. */
   displayName?: string | undefined;
   avatarUrl?: string | null | undefined;
@@ -90,6 +92,7 @@ export async function ingestMessage(
       roomId: target.roomId,
       content: message.content,
       contentFormat: message.contentFormat,
+      threadId: message.threadId,
       sender: {
         type: "integration",
         inboundWebhookId: target.id,

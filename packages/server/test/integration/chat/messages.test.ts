@@ -90,11 +90,23 @@ describeEachDialect("messages on $name", (dialect) => {
         inboundWebhookId: null,
         moderationStatus: "none",
         createdAt: expect.stringMatching(ISO),
+        threadId: null,
+        replyCount: 0,
+        lastReplyAt: null,
+        revision: 1,
+        editedAt: null,
+        updatedAt: message.createdAt,
       });
       expect(seen.events).toEqual([
         [
           "MESSAGE_CREATED",
-          { roomId, messageId: message.id, senderId: alice.id, timestamp: message.createdAt },
+          {
+            roomId,
+            messageId: message.id,
+            senderId: alice.id,
+            timestamp: message.createdAt,
+            threadId: null,
+          },
         ],
       ]);
     });

@@ -80,7 +80,13 @@ describeEachDialect("moderation review on $name", (dialect) => {
     expect(seen.events).toEqual([
       [
         "MESSAGE_CREATED",
-        { roomId, messageId: message.id, senderId: alice.id, timestamp: message.createdAt },
+        {
+          roomId,
+          messageId: message.id,
+          senderId: alice.id,
+          timestamp: message.createdAt,
+          threadId: null,
+        },
       ],
       [
         "MESSAGE_AUTO_MODERATION_FLAGGED",
@@ -159,7 +165,13 @@ describeEachDialect("moderation review on $name", (dialect) => {
     expect(approvedEvents.events).toEqual([
       [
         "MESSAGE_CREATED",
-        { roomId, messageId: message.id, senderId: alice.id, timestamp: message.createdAt },
+        {
+          roomId,
+          messageId: message.id,
+          senderId: alice.id,
+          timestamp: message.createdAt,
+          threadId: null,
+        },
       ],
     ]);
     const visible = (await memberView()).find((m) => m.id === message.id);

@@ -5,7 +5,7 @@ import { sql } from "kysely";
 import { expect, it } from "vitest";
 import { openDatabase } from "../../../src/db/open-database.js";
 
-it("opens a SQLite file in WAL mode with savepoint journals kept in memory", async () => {
+it("opens a SQLite file in WAL mode with savepoint journals kept in memory and secure delete on", async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "parley-pragmas-"));
   const connection = openDatabase({ sqlitePath: path.join(dir, "parley.db") });
   const pragma = async (name: string) =>
@@ -16,6 +16,8 @@ it("opens a SQLite file in WAL mode with savepoint journals kept in memory", asy
     expect(await pragma("temp_store")).toBe(2);
     expect(await pragma("synchronous")).toBe(1); // NORMAL
     expect(await pragma("foreign_keys")).toBe(1);
+    // 1 = ON: freed space (a deleted message's content and revisions) is overwritten with zeros.
+    expect(await pragma("secure_delete")).toBe(1);
   } finally {
     await connection.close();
     fs.rmSync(dir, { recursive: true, force: true });

@@ -28,6 +28,8 @@ type Kind = "room" | "dm" | "promoted";
 /** Outbound endpoints hear it in: */
 const OUTBOUND: Record<EventName, readonly Kind[]> = {
   MESSAGE_CREATED: ["room", "promoted"],
+  MESSAGE_UPDATED: ["room", "promoted"],
+  MESSAGE_DELETED: ["room", "promoted"],
   USER_JOINED_ROOM: ["room", "promoted"],
   USER_LEFT_ROOM: ["room", "promoted"],
   ROOM_CREATED: ["room", "promoted"],
@@ -46,6 +48,8 @@ const OUTBOUND: Record<EventName, readonly Kind[]> = {
 /** What a member subscribed to the room sees on the live stream, whatever the room's kind. */
 const STREAM: Record<EventName, "frame" | "ends-subscription" | "ends-user" | "nothing"> = {
   MESSAGE_CREATED: "frame",
+  MESSAGE_UPDATED: "frame",
+  MESSAGE_DELETED: "frame",
   USER_JOINED_ROOM: "frame",
   USER_LEFT_ROOM: "frame",
   ROOM_CREATED: "nothing",
@@ -132,6 +136,18 @@ describeEachDialect("who hears each event, by room kind, on $name", (dialect) =>
     return response.json().id;
   }
 
+  /** Ada edits (PATCH) or deletes (DELETE) her message `id` in the room. */
+  async function change(roomId: number, id: number, method: "PATCH" | "DELETE"): Promise<number> {
+    const response = await t.app.inject({
+      method,
+      url: `/api/rooms/${roomId}/messages/${id}`,
+      headers: ada.headers,
+      ...(method === "PATCH" ? { payload: { content: "hello, edited" } } : {}),
+    });
+    expect(response.statusCode).toBe(method === "PATCH" ? 200 : 204);
+    return id;
+  }
+
   /** Posts a message and waits for its frame. */
   async function barrier(socket: StreamSocket, roomId: number): Promise<void> {
     const id = await post(roomId, "barrier");
@@ -175,6 +191,10 @@ describeEachDialect("who hears each event, by room kind, on $name", (dialect) =>
           const seen = socket.frames.length;
           let posted: number | undefined;
           if (event === "MESSAGE_CREATED") posted = await post(roomId, "hello");
+          else if (event === "MESSAGE_UPDATED")
+            posted = await change(roomId, await post(roomId, "hello"), "PATCH");
+          else if (event === "MESSAGE_DELETED")
+            posted = await change(roomId, await post(roomId, "hello"), "DELETE");
           else await t.ctx.database.transaction((tx) => tx.emit(event, sample(event, roomId)));
           const outbound = (await queued(event)) - before;
           expect(outbound, `${event} deliveries`).toBeLessThanOrEqual(1);

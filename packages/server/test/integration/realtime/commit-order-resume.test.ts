@@ -58,7 +58,13 @@ describe("resume across messages committed out of id order", { tags: ["postgres"
         .executeTakeFirstOrThrow();
       await tx.emit(
         "MESSAGE_CREATED",
-        eventData.messageCreated({ roomId, messageId: row.id, senderId: fay.id, createdAt: now }),
+        eventData.messageCreated({
+          roomId,
+          messageId: row.id,
+          senderId: fay.id,
+          createdAt: now,
+          threadId: null,
+        }),
       );
       announce(row.id);
       await gate;

@@ -81,7 +81,13 @@ describeEachDialect("rolled-back events on the live stream on $name", (dialect) 
         .executeTakeFirstOrThrow();
       await tx.emit(
         "MESSAGE_CREATED",
-        eventData.messageCreated({ roomId, messageId: row.id, senderId: alice.id, createdAt: now }),
+        eventData.messageCreated({
+          roomId,
+          messageId: row.id,
+          senderId: alice.id,
+          createdAt: now,
+          threadId: null,
+        }),
       );
       return row.id;
     });
@@ -149,6 +155,7 @@ describeEachDialect("rolled-back events on the live stream on $name", (dialect) 
           messageId: existing,
           senderId: alice.id,
           createdAt: Date.now(),
+          threadId: null,
         }),
       );
       throw new Error("the unit fails after emitting");

@@ -166,10 +166,50 @@ describeEachDialect("live stream on $name", (dialect) => {
           messageId: id,
           senderId: alice.id,
           timestamp: fetched.json().createdAt,
+          threadId: null,
           message: fetched.json(),
         },
       });
       expect(frame.data.message.contentHtml).toContain("<strong>there</strong>");
+    });
+
+    it("sends MESSAGE_UPDATED with the edited .full+json message, then MESSAGE_DELETED, in commit order", async () => {
+      const roomId = await createRoom(alice, bob);
+      const socket = await open(bob);
+      await subscribe(socket, roomId);
+      const id = await post(alice, roomId, "first");
+      await socket.next(messageFrame(id));
+      const edited = await call(alice, "PATCH", `/api/rooms/${roomId}/messages/${id}`, {
+        content: "second *take*",
+      });
+      expect(edited.status).toBe(200);
+      expect((await call(alice, "DELETE", `/api/rooms/${roomId}/messages/${id}`)).status).toBe(204);
+      const updated = await socket.next(
+        (f) => f.type === "event" && f.event === "MESSAGE_UPDATED" && f.data.messageId === id,
+      );
+      expect(updated.data).toMatchObject({
+        roomId,
+        messageId: id,
+        revision: 2,
+        editedBy: alice.username,
+        mentions: [],
+        message: { id, content: "second *take*", revision: 2 },
+      });
+      expect(updated.data.message.contentHtml).toContain("<em>take</em>");
+      const deleted = await socket.next(
+        (f) => f.type === "event" && f.event === "MESSAGE_DELETED" && f.data.messageId === id,
+      );
+      expect(deleted.data).toEqual({
+        roomId,
+        messageId: id,
+        deletedBy: alice.username,
+        deletedAt: expect.any(String),
+        threadId: null,
+      });
+      const order = socket.frames
+        .filter((f) => f.type === "event" && f.data?.messageId === id)
+        .map((f) => f.event);
+      expect(order).toEqual(["MESSAGE_CREATED", "MESSAGE_UPDATED", "MESSAGE_DELETED"]);
     });
 
     it("sends membership joins and leaves, then ROOM_DELETED, and ends the subscription", async () => {
@@ -303,6 +343,7 @@ describeEachDialect("live stream on $name", (dialect) => {
         "messageId",
         "senderId",
         "timestamp",
+        "threadId",
         "message",
       ]);
     });

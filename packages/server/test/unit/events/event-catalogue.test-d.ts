@@ -5,6 +5,8 @@ import type { eventData } from "../../../src/events/event-catalogue.js";
 /** What the server's builder for each event returns. */
 interface BuiltData {
   MESSAGE_CREATED: ReturnType<typeof eventData.messageCreated>;
+  MESSAGE_UPDATED: ReturnType<typeof eventData.messageUpdated>;
+  MESSAGE_DELETED: ReturnType<typeof eventData.messageDeleted>;
   USER_JOINED_ROOM: ReturnType<typeof eventData.roomMembership>;
   USER_LEFT_ROOM: ReturnType<typeof eventData.roomMembership>;
   ROOM_CREATED: ReturnType<typeof eventData.roomCreated>;

@@ -26,12 +26,14 @@ describe("event catalogue", () => {
       senderId: 3,
       createdAt: T,
       inboundWebhookId: null,
+      threadId: null,
     });
     expect(fromUser).toEqual({
       roomId: 1,
       messageId: 2,
       senderId: 3,
       timestamp: "2026-11-22T10:00:00.000Z",
+      threadId: null,
     });
     const fromHook = eventData.messageCreated({
       roomId: 1,
@@ -39,13 +41,51 @@ describe("event catalogue", () => {
       senderId: null,
       createdAt: T,
       inboundWebhookId: 9,
+      threadId: 7,
     });
     expect(fromHook).toEqual({
       roomId: 1,
       messageId: 2,
       senderId: null,
       timestamp: "2026-11-22T10:00:00.000Z",
+      threadId: 7,
       inboundWebhookId: 9,
+    });
+  });
+
+  it("builds MESSAGE_UPDATED and MESSAGE_DELETED with exactly their fields", () => {
+    expect(
+      eventData.messageUpdated({
+        roomId: 1,
+        messageId: 2,
+        revision: 3,
+        editedBy: "ada",
+        editedAt: T,
+        mentions: ["bo"],
+        content: "secret plans",
+      } as Parameters<typeof eventData.messageUpdated>[0]),
+    ).toEqual({
+      roomId: 1,
+      messageId: 2,
+      revision: 3,
+      editedBy: "ada",
+      editedAt: "2026-11-22T10:00:00.000Z",
+      mentions: ["bo"],
+    });
+    expect(
+      eventData.messageDeleted({
+        roomId: 1,
+        messageId: 2,
+        deletedBy: "admin",
+        deletedAt: T,
+        threadId: null,
+      }),
+    ).toEqual({
+      roomId: 1,
+      messageId: 2,
+      deletedBy: "admin",
+      deletedAt: "2026-11-22T10:00:00.000Z",
+      threadId: null,
     });
   });
 
@@ -55,6 +95,7 @@ describe("event catalogue", () => {
       messageId: 2,
       senderId: 3,
       createdAt: T,
+      threadId: null,
       content: "secret plans",
     } as Parameters<typeof eventData.messageCreated>[0];
     expect(JSON.stringify(eventData.messageCreated(input))).not.toContain("secret plans");
@@ -138,6 +179,7 @@ describe("event catalogue", () => {
         senderId: null,
         createdAt: T,
         inboundWebhookId: 5,
+        threadId: null,
       }),
       // Non-ASCII, quotes and a backslash: escaped the same way whichever way the body is built.
       { username: 'zoë "the" \\ admin ✓', adminActor: "admin" },

@@ -67,6 +67,7 @@ describeEachDialect("ingest on $name", (dialect) => {
       messageId: body.messageId,
       senderId: null,
       timestamp: body.timestamp,
+      threadId: null,
       inboundWebhookId: hook.id,
     });
   });

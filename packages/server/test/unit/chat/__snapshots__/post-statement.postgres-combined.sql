@@ -16,9 +16,9 @@ with "input" as (select * from unnest($1::bigint[], $2::bigint[], $3::bigint[], 
 "message" as (
   insert into "messages" ("id", "room_id", "sender_user_id", "inbound_webhook_id",
     "sender_display_name", "sender_avatar_url", "content", "content_format", "moderation_status",
-    "created_at")
+    "created_at", "updated_at")
   select d."id", i."room_id", i."sender_user_id", i."inbound_webhook_id", i."sender_display_name",
-    i."sender_avatar_url", i."content", i."content_format", 'none', i."created_at"
+    i."sender_avatar_url", i."content", i."content_format", 'none', i."created_at", i."created_at"
   from "ids" d join "input" i on i."ord" = d."ord"
   returning "id", "created_at"),
 "emitting" as (select "ord", "id" from "ids"),

@@ -9,9 +9,10 @@ with "room" as (select "deleted_at" from "rooms" where "id" = $1::bigint),
       where "id" = $3::bigint and "token_hash" = $9::text and "enabled" = 1))),
 "message" as (
   insert into "messages" ("room_id", "sender_user_id", "inbound_webhook_id", "sender_display_name",
-    "sender_avatar_url", "content", "content_format", "moderation_status", "created_at")
+    "sender_avatar_url", "content", "content_format", "moderation_status", "created_at",
+    "updated_at")
   select $1::bigint, $2::bigint, $3::bigint, $4::text, $5::text, $6::text, $7::text, 'none',
-    $8::bigint
+    $8::bigint, $8::bigint
   from "allowed"
   returning "id", "created_at"),
 "emitting" as (select "id" from "message"),

@@ -301,6 +301,7 @@ describeEachDialect("operating endpoints on $name", (dialect) => {
           messageId: 888_000 + i,
           senderId: 1,
           timestamp: new Date().toISOString(),
+          threadId: null,
         });
       await a.waitForRequests(3);
       await b.waitForRequests(3);

@@ -1,0 +1,55 @@
+import type { AppContext } from "../app-context.js";
+import type { Principal } from "../auth/principal.js";
+import { eraseFreedContent } from "../db/erase-freed-content.js";
+import { AppError } from "../errors/app-error.js";
+import { eventData } from "../events/event-catalogue.js";
+import { isHidden } from "./message-visibility.js";
+import {
+  eraseMessage,
+  findMessageForChange,
+  findRoomForPost,
+  touchMessage,
+} from "./messages-repository.js";
+
+/**
+ * Its author or an admin deletes a message: its content and every revision are removed from the
+ * database (not hidden: the row stays as a tombstone, content emptied, so its id is never reused
+ * and its thread keeps its shape), its thread's top-level message counts it as a change, and
+ * MESSAGE_DELETED fires. On SQLite the freed space is zeroed and the write-ahead log emptied
+ * before this returns (eraseFreedContent), so the text is not left in the database's files.
+ * The caller checked that `actor` may read the room (a member, or an admin).
+ */
+export async function deleteMessage(
+  ctx: AppContext,
+  actor: Principal,
+  roomId: number,
+  messageId: number,
+): Promise<void> {
+  const admin = actor.role === "admin";
+  await ctx.database.transaction(async (tx) => {
+    const room = await findRoomForPost(tx.db, roomId);
+    if (!room || room.deleted_at !== null) throw new AppError("not_found", `no room ${roomId}`);
+    const message = await findMessageForChange(tx.db, roomId, messageId);
+    const own = message?.sender_user_id === actor.userId;
+    if (!message || (!own && !admin && isHidden(message.moderation_status)))
+      throw new AppError("not_found", `no message ${messageId} in room ${roomId}`);
+    if (message.deleted_at !== null)
+      throw new AppError("message_deleted", `message ${messageId} was deleted`);
+    if (!own && !admin)
+      throw new AppError("not_author", `only its author or an admin can delete ${messageId}`);
+    const now = ctx.now();
+    await eraseMessage(tx.db, messageId, now);
+    if (message.thread_id !== null) await touchMessage(tx.db, message.thread_id, now);
+    await tx.emit(
+      "MESSAGE_DELETED",
+      eventData.messageDeleted({
+        roomId,
+        messageId,
+        deletedBy: actor.username,
+        deletedAt: now,
+        threadId: message.thread_id,
+      }),
+    );
+  });
+  await eraseFreedContent(ctx.db);
+}

@@ -1,0 +1,136 @@
+import type { AppContext } from "../app-context.js";
+import { AppError } from "../errors/app-error.js";
+import { eventData } from "../events/event-catalogue.js";
+import { flagForModeration } from "./flag-for-moderation.js";
+import { isHidden } from "./message-visibility.js";
+import {
+  findMessageForChange,
+  findRoomForPost,
+  insertRevision,
+  isMemberForPost,
+  updateMessageContent,
+  type MessageForChange,
+} from "./messages-repository.js";
+import { screenMessageContent } from "./screen-message-content.js";
+
+export interface EditMessageInput {
+  roomId: number;
+  messageId: number;
+  /** Unvalidated: checked by the same content rules, DLP and moderation as a post. */
+  content: unknown;
+  contentFormat?: unknown;
+  /** The user editing: only a message's author may. */
+  editor: { userId: number; username: string };
+}
+
+/** The edit's outcome: the revision the message is at now, and whether this edit made it. */
+export interface EditedMessage {
+  revision: number;
+  changed: boolean;
+}
+
+function noMessage(input: Pick<EditMessageInput, "roomId" | "messageId">): AppError {
+  return new AppError("not_found", `no message ${input.messageId} in room ${input.roomId}`);
+}
+
+/** 404 for a message not there (or hidden from a non-author), 410 deleted, 403 not the author. */
+function checkEditable(
+  message: MessageForChange | undefined,
+  input: Pick<EditMessageInput, "roomId" | "messageId" | "editor">,
+): void {
+  if (!message) throw noMessage(input);
+  const own = message.sender_user_id === input.editor.userId;
+  if (!own && isHidden(message.moderation_status)) throw noMessage(input);
+  if (message.deleted_at !== null)
+    throw new AppError("message_deleted", `message ${input.messageId} was deleted`);
+  if (!own) throw new AppError("not_author", `you did not write message ${input.messageId}`);
+}
+
+/**
+ * Whether `editor` may edit the message (editMessage checks it again in its transaction): routes
+ * ask before they read the content, so the answer to a non-author does not depend on it.
+ */
+export async function checkMessageEditable(
+  ctx: AppContext,
+  input: Pick<EditMessageInput, "roomId" | "messageId" | "editor">,
+): Promise<void> {
+  checkEditable(await findMessageForChange(ctx.db, input.roomId, input.messageId), input);
+}
+
+/**
+ * The author edits a message: the new content goes through screenMessageContent, exactly as a
+ * post's (an edit cannot carry what a post could not), then one unit of work keeps the version it
+ * replaces as a revision, writes the new one and fires MESSAGE_UPDATED. Moderation judges the new
+ * content as a post's: FLAGGED queues it for review, QUARANTINED hides the message pending review
+ * (and fires only the moderation event, as a post). A hidden message stays hidden whatever the
+ * edit. The same content and format change nothing and fire nothing.
+ */
+export async function editMessage(
+  ctx: AppContext,
+  input: EditMessageInput,
+): Promise<EditedMessage> {
+  // Who may edit is answered before the content is looked at: a stranger to the message learns
+  // nothing about what the room accepts, and no classifier is called for nothing.
+  await checkMessageEditable(ctx, input);
+  const { stored, format, moderation } = await screenMessageContent(
+    ctx,
+    input.content,
+    input.contentFormat,
+  );
+  return ctx.database.transaction(async (tx) => {
+    const room = await findRoomForPost(tx.db, input.roomId);
+    if (!room || room.deleted_at !== null)
+      throw new AppError("not_found", `no room ${input.roomId}`);
+    if (!(await isMemberForPost(tx.db, input.roomId, input.editor.userId)))
+      throw new AppError("not_a_member", `you are not a member of room ${input.roomId}`);
+    const message = await findMessageForChange(tx.db, input.roomId, input.messageId);
+    checkEditable(message, input);
+    const current = message!;
+    if (current.content === stored && current.content_format === format)
+      return { revision: current.revision, changed: false };
+
+    const now = ctx.now();
+    const revision = current.revision + 1;
+    const status = isHidden(current.moderation_status)
+      ? current.moderation_status
+      : (moderation?.status ?? current.moderation_status);
+    await insertRevision(tx.db, {
+      message_id: current.id,
+      revision: current.revision,
+      content: current.content,
+      content_format: current.content_format,
+      edited_at: current.edited_at ?? current.created_at,
+    });
+    await updateMessageContent(tx.db, current.id, {
+      content: stored,
+      content_format: format,
+      revision,
+      moderation_status: status,
+      now,
+    });
+    // As MESSAGE_CREATED: a hidden message's edits are not announced (its audience: the catalogue's).
+    if (!isHidden(status)) {
+      await tx.emit(
+        "MESSAGE_UPDATED",
+        eventData.messageUpdated({
+          roomId: input.roomId,
+          messageId: current.id,
+          revision,
+          editedBy: input.editor.username,
+          editedAt: now,
+          mentions: [],
+        }),
+      );
+    }
+    if (moderation) {
+      await flagForModeration(ctx, tx, {
+        messageId: current.id,
+        roomId: input.roomId,
+        senderId: current.sender_user_id,
+        moderation,
+        now,
+      });
+    }
+    return { revision, changed: true };
+  });
+}
