@@ -56,12 +56,17 @@ export function createApi(token: string) {
   return {
     rooms: () => call<Page<Room>>("GET /api/rooms", { limit: 200 }),
     createRoom: (name: string) => call<Room>("POST /api/rooms", { name }),
-    messages: (roomId: number, cursor?: string) =>
-      call<Page<Message>>("GET /api/rooms/{roomId}/messages", {
-        roomId,
-        limit: 30,
-        ...(cursor ? { cursor } : {}),
-      }),
+    messages: async (roomId: number, cursor?: string): Promise<Page<Message>> => {
+      const page = await call<Page<Message | { id: number; deleted: true }>>(
+        "GET /api/rooms/{roomId}/messages",
+        { roomId, limit: 30, ...(cursor ? { cursor } : {}) },
+      );
+      // The page does not show deleted messages (their tombstones) yet.
+      return {
+        ...page,
+        items: page.items.filter((item): item is Message => !("deleted" in item)),
+      };
+    },
     post: (roomId: number, content: string) =>
       call<Message>("POST /api/rooms/{roomId}/messages", { roomId, content }),
     callState: (roomId: number) =>
