@@ -15,7 +15,11 @@ export const ERROR_CATALOGUE = {
     status: 400,
     title: "The URL points at a loopback, private or otherwise refused address",
   },
-  invalid_secret: { status: 400, title: "The secret must be 16 to 1024 characters" },
+  invalid_secret: {
+    status: 400,
+    title:
+      "The secret must be 16 to 1024 characters; a whsec_ one, strict base64 of a 24 to 64 byte key",
+  },
   invalid_events: {
     status: 400,
     title: "Events must be a non-empty list of known event names without duplicates",
@@ -25,7 +29,10 @@ export const ERROR_CATALOGUE = {
     status: 400,
     title: "A header must be a token name with a printable value of at most 1024 bytes",
   },
-  header_reserved: { status: 400, title: "This header is set by Parley and cannot be overridden" },
+  header_reserved: {
+    status: 400,
+    title: "This header is set by Parley or by HTTP itself, or is a proxy or browser credential",
+  },
   invalid_time_range: { status: 400, title: "since must be before until" },
   content_required: { status: 400, title: "content is required" },
   content_too_large: { status: 400, title: "content is larger than 16384 UTF-8 bytes" },

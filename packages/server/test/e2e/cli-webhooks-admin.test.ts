@@ -77,7 +77,7 @@ describe("parley webhooks and parley inbound, against a running server", () => {
         secret: string;
       };
       expect(webhook.events).toEqual(["MESSAGE_CREATED", "ROOM_CREATED", "USER_JOINED_ROOM"]);
-      expect(webhook.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+      expect(webhook.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
 
       const list = await parley(["webhooks", "list"], env);
       expect(list.code).toBe(0);
