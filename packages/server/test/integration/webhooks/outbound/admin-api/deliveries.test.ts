@@ -262,7 +262,7 @@ describeEachDialect("outbound webhook deliveries on $name", (dialect) => {
     for (const [query, code] of [
       ["?status=DONE", "validation_failed"],
       ["?status=pending", "validation_failed"],
-      ["?event=MESSAGE_DELETED", "validation_failed"],
+      ["?event=MESSAGE_EXPLODED", "validation_failed"],
       ["?limit=0", "validation_failed"],
       ["?limit=201", "validation_failed"],
       ["?cursor=garbage", "invalid_cursor"],

@@ -317,7 +317,7 @@ describeEachDialect("outbound webhook endpoints on $name", (dialect) => {
 
     it("answers invalid_events for an empty list, an unknown name, WEBHOOK_TEST or a duplicate", async () => {
       await expectRefused(endpointBody({ events: [] }), "invalid_events");
-      await expectRefused(endpointBody({ events: ["MESSAGE_DELETED"] }), "invalid_events");
+      await expectRefused(endpointBody({ events: ["MESSAGE_EXPLODED"] }), "invalid_events");
       await expectRefused(endpointBody({ events: ["WEBHOOK_TEST"] }), "invalid_events");
       await expectRefused(
         endpointBody({ events: ["ROOM_CREATED", "ROOM_CREATED"] }),
