@@ -127,6 +127,7 @@ export async function editMessage(
         messageId: current.id,
         roomId: input.roomId,
         senderId: current.sender_user_id,
+        revision,
         moderation,
         now,
       });

@@ -15,6 +15,8 @@ export async function flagForModeration(
     messageId: number;
     roomId: number;
     senderId: number | null;
+    /** The message's revision that was judged: 1 for a post. */
+    revision: number;
     moderation: ModerationOutcome;
     now: number;
   },
@@ -27,6 +29,7 @@ export async function flagForModeration(
     score: moderation.score,
     band: moderation.band,
     status: moderation.status,
+    revision: flagged.revision,
     now: flagged.now,
   });
   await tx.emit(

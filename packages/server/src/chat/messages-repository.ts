@@ -182,6 +182,8 @@ export async function setModerationStatus(
     | "created_at"
     | "thread_id"
     | "deleted_at"
+    | "revision"
+    | "edited_at"
   >
 > {
   return db
@@ -196,6 +198,8 @@ export async function setModerationStatus(
       "created_at",
       "thread_id",
       "deleted_at",
+      "revision",
+      "edited_at",
     ])
     .executeTakeFirstOrThrow();
 }

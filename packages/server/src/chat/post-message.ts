@@ -173,6 +173,7 @@ export async function postMessage(
         messageId: message.id,
         roomId: input.roomId,
         senderId,
+        revision: 1,
         moderation,
         now,
       });

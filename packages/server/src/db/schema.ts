@@ -116,6 +116,8 @@ export interface ModerationFlagsTable {
   reviewed_by: number | null;
   reviewed_at: number | null;
   created_at: number;
+  /** The message's revision moderation judged: 1 for the post, more for an edit (migration 012). */
+  revision: Generated<number>;
 }
 
 export interface WebhooksTable {

@@ -15,6 +15,8 @@ export interface NewModerationFlag {
   score: number;
   band: ModerationFlagsTable["band"];
   status: ModerationFlagsTable["status"];
+  /** The message's revision that was judged (1: the post; more: an edit). */
+  revision: number;
   now: number;
 }
 
@@ -36,6 +38,7 @@ export async function insertModerationFlag(
       reviewed_by: null,
       reviewed_at: null,
       created_at: flag.now,
+      revision: flag.revision,
     })
     .returning("id")
     .executeTakeFirstOrThrow();
@@ -61,6 +64,7 @@ function selectFlagViewRows(db: Kysely<Database>) {
       "reviewer.username as reviewer_username",
       "m.content as message_content",
       "m.content_format as message_content_format",
+      "m.deleted_at as message_deleted_at",
     ]);
 }
 
@@ -98,7 +102,8 @@ export async function markFlagReviewed(
   flagId: number,
   review: { decision: "approved" | "rejected"; reviewerId: number; now: number },
 ): Promise<
-  Pick<Selectable<ModerationFlagsTable>, "id" | "message_id" | "room_id" | "status"> | undefined
+  | Pick<Selectable<ModerationFlagsTable>, "id" | "message_id" | "room_id" | "status" | "revision">
+  | undefined
 > {
   return db
     .updateTable("moderation_flags")
@@ -109,7 +114,7 @@ export async function markFlagReviewed(
     })
     .where("id", "=", flagId)
     .where("review_status", "=", "pending")
-    .returning(["id", "message_id", "room_id", "status"])
+    .returning(["id", "message_id", "room_id", "status", "revision"])
     .executeTakeFirst();
 }
 

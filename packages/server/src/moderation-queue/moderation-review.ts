@@ -3,6 +3,7 @@ import type { AppContext } from "../app-context.js";
 import type { Principal } from "../auth/principal.js";
 import { setModerationStatus } from "../chat/messages-repository.js";
 import { renderMessage } from "../chat/rendering/render-message.js";
+import { findUserRow } from "../chat/users-repository.js";
 import { keysetSlice, type KeysetSlice } from "../db/keyset-slice.js";
 import type { ModerationFlagsTable } from "../db/schema.js";
 import { AppError } from "../errors/app-error.js";
@@ -34,7 +35,9 @@ function toFlagView(row: FlagViewRow): ModerationFlagView {
     reviewedAt: row.reviewed_at === null ? null : isoTime(row.reviewed_at),
     reviewedBy: row.reviewer_username,
     messageText:
-      row.message_content === null || row.message_content_format === null
+      row.message_content === null ||
+      row.message_content_format === null ||
+      row.message_deleted_at !== null
         ? null
         : excerpt(renderMessage(row.message_content, row.message_content_format).text),
   };
@@ -107,8 +110,23 @@ export async function reviewFlag(
       decision === "approved" ? "APPROVED" : "REJECTED",
     );
     // As when it was posted, its audience is the catalogue's (a DM's: its members' streams).
-    // A message deleted meanwhile is gone: nothing to announce.
-    if (decision === "approved" && flag.status === "QUARANTINED" && message.deleted_at === null) {
+    // A message deleted meanwhile is gone: nothing to announce. A quarantined edit, approved, is
+    // announced as the edit it was (the message itself was announced when it was posted).
+    const released =
+      decision === "approved" && flag.status === "QUARANTINED" && message.deleted_at === null;
+    if (released && flag.revision > 1 && message.sender_user_id !== null) {
+      await tx.emit(
+        "MESSAGE_UPDATED",
+        eventData.messageUpdated({
+          roomId: message.room_id,
+          messageId: message.id,
+          revision: message.revision,
+          editedBy: (await findUserRow(tx.db, message.sender_user_id))?.username ?? "",
+          editedAt: message.edited_at ?? now,
+          mentions: [],
+        }),
+      );
+    } else if (released) {
       await tx.emit(
         "MESSAGE_CREATED",
         eventData.messageCreated({

@@ -11,6 +11,8 @@ import { sql, type Kysely, type Migration } from "kysely";
  *   thread); `messages_room_updated` answers `?updatedSince=` without a scan.
  * - `deleted_at`: a deleted message keeps its row as a tombstone (its id is never reused, threads
  *   keep their shape) with its content emptied and its revisions deleted.
+ * - `moderation_flags.revision`: the revision of the message moderation judged (1: the post, more:
+ *   an edit), so approving a quarantined edit announces an edit, not a new message.
  */
 export const messagesThatLive: Migration = {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -55,9 +57,14 @@ export const messagesThatLive: Migration = {
       .addColumn("edited_at", "bigint", (c) => c.notNull())
       .addPrimaryKeyConstraint("message_revisions_pk", ["message_id", "revision"])
       .execute();
+    await db.schema
+      .alterTable("moderation_flags")
+      .addColumn("revision", "integer", (c) => c.notNull().defaultTo(1))
+      .execute();
   },
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   async down(db: Kysely<any>) {
+    await db.schema.alterTable("moderation_flags").dropColumn("revision").execute();
     await db.schema.dropTable("message_revisions").execute();
     await db.schema.dropIndex("messages_room_updated").execute();
     await db.schema.dropIndex("messages_thread").execute();

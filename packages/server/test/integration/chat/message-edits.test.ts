@@ -203,6 +203,78 @@ describeEachDialect("editing a message on $name", (dialect) => {
     });
   });
 
+  describe("review of an edit moderation held", () => {
+    const flagOf = async (messageId: number) => {
+      const res = await t.app.inject({
+        method: "GET",
+        url: "/api/admin/moderation/flags?limit=200",
+        headers: t.admin.headers,
+      });
+      return (res.json().items as Array<{ id: number; messageId: number; messageText: unknown }>)
+        .filter((flag) => flag.messageId === messageId)
+        .at(-1)!;
+    };
+
+    it("approving a quarantined edit announces MESSAGE_UPDATED (the message was announced when posted)", async () => {
+      const id = await posted(alice, "visible at first");
+      const held = (await edit(alice, id, { content: "QUARANTINE me" })).json();
+      const seen = recordEvents(t);
+      const approved = await t.app.inject({
+        method: "POST",
+        url: `/api/admin/moderation/flags/${(await flagOf(id)).id}/approve`,
+        headers: t.admin.headers,
+      });
+      seen.stop();
+      expect(approved.statusCode).toBe(200);
+      expect(seen.events).toEqual([
+        [
+          "MESSAGE_UPDATED",
+          {
+            roomId,
+            messageId: id,
+            revision: 2,
+            editedBy: "alice",
+            editedAt: held.editedAt,
+            mentions: [],
+          },
+        ],
+      ]);
+      expect((await fetchAs(bot, id)).json()).toMatchObject({ content: "QUARANTINE me" });
+    });
+
+    it("a message quarantined when posted, then edited, is still announced as created when approved", async () => {
+      const id = await posted(alice, "QUARANTINE from the start");
+      await edit(alice, id, { content: "calmer now" });
+      const seen = recordEvents(t);
+      await t.app.inject({
+        method: "POST",
+        url: `/api/admin/moderation/flags/${(await flagOf(id)).id}/approve`,
+        headers: t.admin.headers,
+      });
+      seen.stop();
+      expect(seen.events.map(([event]) => event)).toEqual(["MESSAGE_CREATED"]);
+    });
+
+    it("a deleted message's flag shows no text, and approving it announces nothing", async () => {
+      const id = await posted(alice, "QUARANTINE and then delete");
+      const flag = await flagOf(id);
+      await t.app.inject({
+        method: "DELETE",
+        url: `/api/rooms/${roomId}/messages/${id}`,
+        headers: alice.headers,
+      });
+      expect((await flagOf(id)).messageText).toBeNull();
+      const seen = recordEvents(t);
+      await t.app.inject({
+        method: "POST",
+        url: `/api/admin/moderation/flags/${flag.id}/approve`,
+        headers: t.admin.headers,
+      });
+      seen.stop();
+      expect(seen.events).toEqual([]);
+    });
+  });
+
   describe("GET /api/rooms/{roomId}/messages/{messageId}/revisions", () => {
     it("lists every version oldest first, the current one included, to the author, admins and bots", async () => {
       const id = await posted(alice, "v1");
