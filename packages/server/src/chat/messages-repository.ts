@@ -330,13 +330,19 @@ export async function findThreadForReply(
     .executeTakeFirst();
 }
 
-/** A reply was posted in the thread of `threadId`. */
+/**
+ * Counts a reply on the thread's top-level message, if `threadId` is one that may be answered: a
+ * top-level, not deleted, visible message of that room. One statement, so a delete or a review
+ * racing with the reply either comes first (and nothing is counted: false) or waits for it.
+ */
 export async function recordReply(
   db: Kysely<Database>,
+  roomId: number,
   threadId: number,
   now: number,
-): Promise<void> {
-  await db
+  hiddenStatuses: readonly ModerationStatusColumn[],
+): Promise<boolean> {
+  const result = await db
     .updateTable("messages")
     .set((eb) => ({
       reply_count: eb("reply_count", "+", 1),
@@ -344,7 +350,12 @@ export async function recordReply(
       updated_at: now,
     }))
     .where("id", "=", threadId)
-    .execute();
+    .where("room_id", "=", roomId)
+    .where("thread_id", "is", null)
+    .where("deleted_at", "is", null)
+    .where("moderation_status", "not in", hiddenStatuses)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
 }
 
 /** Something in the message's thread changed (a reply was deleted). */

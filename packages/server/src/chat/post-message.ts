@@ -8,7 +8,6 @@ import { flagForModeration } from "./flag-for-moderation.js";
 import {
   findRoomForIngestPost,
   findRoomForPost,
-  findThreadForReply,
   insertMessageRow,
   isMemberForPost,
   POST_MESSAGE_ANSWER,
@@ -22,7 +21,7 @@ import {
   type PostMessageAnswer,
   recordReply,
 } from "./messages-repository.js";
-import { isHidden } from "./message-visibility.js";
+import { HIDDEN_STATUSES } from "./message-visibility.js";
 import { screenMessageContent } from "./screen-message-content.js";
 
 export type MessageSender =
@@ -137,17 +136,11 @@ export async function postMessage(
     // A token disabled, rotated or deleted since ingest looked it up: the same answer.
     if ("tokenCurrent" in room && !room.tokenCurrent) throw roomNotFound(input.roomId);
     const now = ctx.now();
-    if (threadId !== null) {
-      const thread = await findThreadForReply(tx.db, input.roomId, threadId);
-      if (
-        !thread ||
-        thread.thread_id !== null ||
-        thread.deleted_at !== null ||
-        isHidden(thread.moderation_status)
-      )
-        throw invalidThread(threadId);
-      await recordReply(tx.db, threadId, now);
-    }
+    if (
+      threadId !== null &&
+      !(await recordReply(tx.db, input.roomId, threadId, now, HIDDEN_STATUSES))
+    )
+      throw invalidThread(threadId);
     const message = await insertMessageRow(tx.db, {
       ...row(now),
       moderation_status: moderation?.status ?? "none",

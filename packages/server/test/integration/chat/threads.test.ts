@@ -123,6 +123,7 @@ describeEachDialect("threads on $name", (dialect) => {
       ["a reply", "reply"],
       ["a message of another room", "other-room"],
       ["a deleted message", "deleted"],
+      ["a message hidden pending review", "hidden"],
       ["an id that never existed", "missing"],
       ["not an id", "not-an-id"],
     ])("%s", async (_name, kind) => {
@@ -140,6 +141,12 @@ describeEachDialect("threads on $name", (dialect) => {
           headers: alice.headers,
         });
       }
+      if (kind === "hidden")
+        await t.ctx.db
+          .updateTable("messages")
+          .set({ moderation_status: "QUARANTINED" })
+          .where("id", "=", top.id)
+          .execute();
       if (kind === "missing") threadId = 987_654_321;
       if (kind === "not-an-id") threadId = "7";
       const seen = recordEvents(t);
