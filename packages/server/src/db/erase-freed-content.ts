@@ -9,7 +9,7 @@ import type { Database } from "./schema.js";
  * written; a TRUNCATE checkpoint copies the latest pages into the file and empties the log. A
  * checkpoint that readers kept from finishing (another process with the file open) is retried a
  * few times; what is left then goes at the next checkpoint. PostgreSQL keeps dead row versions
- * until VACUUM reuses their space (docs/security.md, "Deleted messages"): nothing to do here.
+ * until VACUUM reuses their space (docs/chat-api.md, "Delete"): nothing to do here.
  */
 export async function eraseFreedContent(db: Kysely<Database>): Promise<void> {
   if (dialectOf(db) !== "sqlite") return;
