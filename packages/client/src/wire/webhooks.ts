@@ -85,7 +85,8 @@ const endpointFields = {
   }),
   /** 16..1024 characters; the HMAC-SHA256 key of every delivery's signature. */
   secret: Type.String({
-    description: "16 to 1024 characters; the HMAC-SHA256 key. Write-only: never returned.",
+    description:
+      "16 to 1024 characters; the HMAC-SHA256 key. One starting with whsec_ must be whsec_ + strict base64 of a 24 to 64 byte key. Write-only: never returned.",
   }),
   /** Non-empty, no duplicates; names, "*" or prefix wildcards such as "MESSAGE_*". */
   events: Type.Unsafe<EventSubscription[]>({
@@ -236,7 +237,10 @@ export const RotateSecretParamsSchema = Type.Object(
   {
     /** Default: a generated `whsec_` secret. */
     secret: Type.Optional(
-      Type.String({ description: "16 to 1024 characters; default a generated whsec_ secret." }),
+      Type.String({
+        description:
+          "16 to 1024 characters (a whsec_ one, strict base64 of a 24 to 64 byte key); default a generated whsec_ secret.",
+      }),
     ),
     /** 0..604800, default 86400: how long the old secret keeps signing too. */
     overlapSeconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 604800, default: 86400 })),
@@ -265,6 +269,10 @@ export const RecoverParamsSchema = Type.Object(
         minItems: 1,
         description: 'Default ["EXHAUSTED"].',
       }),
+    ),
+    /** Answer how many would be queued, and queue nothing. */
+    dryRun: Type.Optional(
+      Type.Boolean({ description: "Answer how many would be queued, and queue nothing." }),
     ),
   },
   { additionalProperties: false },

@@ -119,30 +119,74 @@ export async function searchDeliveries(
 /** Most deliveries one recover call queues. */
 export const RECOVER_MAX = 10_000;
 
+export interface RecoverFilter {
+  statuses: readonly DeliveryStatus[];
+  since: number;
+  until: number;
+}
+
 /**
- * Recovery as one queue verb: for each event of the endpoint first queued in [since, until) whose
+ * What a recovery copies: for each event of the endpoint first queued in [since, until) whose
  * latest delivery (the original, or the newest copy a redelivery or an earlier recovery made) is
- * in a state of `statuses`, one copy of that delivery (same body, same event id), PENDING and due
- * now; at most RECOVER_MAX, in id order, in ONE `INSERT ... SELECT` so a large recovery is a
- * single statement in the caller's transaction. So an event is queued once however often the
- * range is recovered: its copies are never matched as events of their own, and while a copy is
- * pending (or once one succeeded) the event is not queued again. The originals stay as they are
- * (their log is history). Answers how many were queued.
+ * in a state of `statuses`, that delivery; at most RECOVER_MAX, in id order. So an event is
+ * queued once however often the range is recovered: its copies are never matched as events of
+ * their own, and while a copy is pending (or once one succeeded) the event is not queued again.
  *
  * Copies share their event's id: `event_id` (indexed) finds an event's deliveries to the endpoint.
  * A row without one (inserted by hand) is an event of its own.
  */
-export async function recoverDeliveries(
-  db: Kysely<Database>,
-  webhookId: number,
-  filter: { statuses: readonly DeliveryStatus[]; since: number; until: number },
-  now: number,
-): Promise<number> {
+function recoverable(db: Kysely<Database>, webhookId: number, filter: RecoverFilter) {
   // When the event was first queued to the endpoint: the time its original was created.
   const firstQueued = sql<number>`COALESCE((
     SELECT MIN(f.created_at) FROM webhook_deliveries f
     WHERE f.webhook_id = d.webhook_id AND f.event_id = d.event_id
   ), d.created_at)`;
+  return (
+    db
+      .selectFrom("webhook_deliveries as d")
+      .where("d.webhook_id", "=", webhookId)
+      .where("d.status", "in", [...filter.statuses])
+      // A copy is created after its original: this narrows the walk before the lookups below.
+      .where("d.created_at", ">=", filter.since)
+      // The event's latest delivery to the endpoint: no later copy.
+      .where(
+        sql<boolean>`NOT EXISTS (
+          SELECT 1 FROM webhook_deliveries l
+          WHERE l.webhook_id = d.webhook_id AND l.event_id = d.event_id AND l.id > d.id
+        )`,
+      )
+      .where(sql<boolean>`${firstQueued} >= ${filter.since}`)
+      .where(sql<boolean>`${firstQueued} < ${filter.until}`)
+      .orderBy("d.id")
+      .limit(RECOVER_MAX)
+  );
+}
+
+/** How many deliveries recoverDeliveries would queue now (at most RECOVER_MAX). */
+export async function countRecoverable(
+  db: Kysely<Database>,
+  webhookId: number,
+  filter: RecoverFilter,
+): Promise<number> {
+  const row = await db
+    .selectFrom(recoverable(db, webhookId, filter).select("d.id").as("r"))
+    .select((eb) => eb.fn.countAll<number | string>().as("n"))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/**
+ * Recovery as one queue verb: a copy of each delivery `recoverable` picks (same body, same event
+ * id), PENDING and due now, in ONE `INSERT ... SELECT` so a large recovery is a single statement
+ * in the caller's transaction. The originals stay as they are (their log is history). Answers how
+ * many were queued.
+ */
+export async function recoverDeliveries(
+  db: Kysely<Database>,
+  webhookId: number,
+  filter: RecoverFilter,
+  now: number,
+): Promise<number> {
   const result = await db
     .insertInto("webhook_deliveries")
     .columns([
@@ -161,41 +205,24 @@ export async function recoverDeliveries(
       "room_id",
       "message_id",
     ])
-    .expression((eb) =>
-      eb
-        .selectFrom("webhook_deliveries as d")
-        .select([
-          "d.webhook_id",
-          "d.event",
-          "d.body",
-          sql.lit("PENDING").as("status"),
-          sql.lit(0).as("attempts"),
-          // Typed, or PostgreSQL reads the parameters and NULLs of a SELECT list as text.
-          sql<number>`CAST(${now} AS bigint)`.as("next_attempt_at"),
-          sql<null>`CAST(NULL AS bigint)`.as("locked_until"),
-          sql<null>`CAST(NULL AS varchar(100))`.as("locked_by"),
-          sql<null>`CAST(NULL AS integer)`.as("last_response_status"),
-          sql<number>`CAST(${now} AS bigint)`.as("created_at"),
-          sql<number>`CAST(${now} AS bigint)`.as("updated_at"),
-          "d.event_id",
-          "d.room_id",
-          "d.message_id",
-        ])
-        .where("d.webhook_id", "=", webhookId)
-        .where("d.status", "in", [...filter.statuses])
-        // A copy is created after its original: this narrows the walk before the lookups below.
-        .where("d.created_at", ">=", filter.since)
-        // The event's latest delivery to the endpoint: no later copy.
-        .where(
-          sql<boolean>`NOT EXISTS (
-            SELECT 1 FROM webhook_deliveries l
-            WHERE l.webhook_id = d.webhook_id AND l.event_id = d.event_id AND l.id > d.id
-          )`,
-        )
-        .where(sql<boolean>`${firstQueued} >= ${filter.since}`)
-        .where(sql<boolean>`${firstQueued} < ${filter.until}`)
-        .orderBy("d.id")
-        .limit(RECOVER_MAX),
+    .expression(
+      recoverable(db, webhookId, filter).select([
+        "d.webhook_id",
+        "d.event",
+        "d.body",
+        sql.lit("PENDING").as("status"),
+        sql.lit(0).as("attempts"),
+        // Typed, or PostgreSQL reads the parameters and NULLs of a SELECT list as text.
+        sql<number>`CAST(${now} AS bigint)`.as("next_attempt_at"),
+        sql<null>`CAST(NULL AS bigint)`.as("locked_until"),
+        sql<null>`CAST(NULL AS varchar(100))`.as("locked_by"),
+        sql<null>`CAST(NULL AS integer)`.as("last_response_status"),
+        sql<number>`CAST(${now} AS bigint)`.as("created_at"),
+        sql<number>`CAST(${now} AS bigint)`.as("updated_at"),
+        "d.event_id",
+        "d.room_id",
+        "d.message_id",
+      ]),
     )
     .executeTakeFirst();
   return Number(result.numInsertedOrUpdatedRows ?? 0);

@@ -5,6 +5,7 @@ import { AppError } from "../../../errors/app-error.js";
 import type { DeliverableEvent } from "../../../events/event-catalogue.js";
 import { parseInstant } from "../../../time/parse-instant.js";
 import {
+  countRecoverable,
   findDelivery,
   listAttempts,
   listDeliveries,
@@ -149,6 +150,8 @@ export interface RecoverInput {
   since: string;
   until?: string | undefined;
   statuses?: Array<"FAILED" | "EXHAUSTED"> | undefined;
+  /** Count what would be queued, and queue nothing. */
+  dryRun?: boolean | undefined;
 }
 
 /**
@@ -158,6 +161,7 @@ export interface RecoverInput {
  * again for more: an event already queued again is skipped while its copy is pending). A copy
  * made by a redelivery or a recovery is never recovered as an event of its own, so recovering a
  * range again queues only what failed again since. The dispatchers are woken after the commit.
+ * A dry run answers how many a call would queue now, and queues nothing.
  */
 export async function recover(
   ctx: AppContext,
@@ -170,12 +174,9 @@ export async function recover(
   const queued = await ctx.database.transaction(async (tx) => {
     if (!(await findWebhook(tx.db, webhookId)))
       throw new AppError("not_found", `no webhook ${webhookId}`);
-    const n = await recoverDeliveries(
-      tx.db,
-      webhookId,
-      { statuses, since: range.since!, until: range.until ?? now },
-      now,
-    );
+    const filter = { statuses, since: range.since!, until: range.until ?? now };
+    if (input.dryRun) return countRecoverable(tx.db, webhookId, filter);
+    const n = await recoverDeliveries(tx.db, webhookId, filter, now);
     if (n > 0) tx.deliveriesDue();
     return n;
   });

@@ -84,8 +84,8 @@ export function localFromIso(iso: string): string {
 }
 
 /**
- * "Recover failed since…": counts what would be queued (the search API, page by page, one status
- * at a time), asks to confirm with that count, then calls recover and shows how many it queued.
+ * "Recover failed since…": counts what would be queued (a dry run of recover), asks to confirm
+ * with that count, then calls recover and shows how many it queued.
  */
 export function recoverPanel(context: ViewContext, webhook: Webhook): HTMLElement {
   const since = h("input", {
@@ -118,7 +118,7 @@ export function recoverPanel(context: ViewContext, webhook: Webhook): HTMLElemen
     h(
       "p",
       { class: "hint", id: "recover-hint" },
-      "Queues every matching delivery again, oldest first, with the same body and event ID, so receivers can drop repeats. The originals keep their history.",
+      "Queues each failed event again, once, oldest first, with the same body and event ID, so receivers can drop repeats. The originals keep their history.",
     ),
     error,
     h(
@@ -169,22 +169,15 @@ export function recoverPanel(context: ViewContext, webhook: Webhook): HTMLElemen
     if (statuses.length === 0) return showError(error, "Choose EXHAUSTED, FAILED or both.");
     void busy(count, async () => {
       try {
-        let total = 0;
-        for (const status of statuses) {
-          let cursor: string | undefined;
-          do {
-            const { data } = await context.api("GET /api/admin/deliveries", {
-              webhookId: webhook.id,
-              status,
-              since: from,
-              limit: 200,
-              ...(cursor === undefined ? {} : { cursor }),
-            });
-            total += data.items.length;
-            cursor = data.nextCursor ?? undefined;
-          } while (cursor !== undefined && total < RECOVER_LIMIT);
-        }
-        total = Math.min(total, RECOVER_LIMIT);
+        // What recover would queue now, counted by the server (a dry run): one per event.
+        const {
+          data: { queued: total },
+        } = await context.api("POST /api/admin/webhooks/{id}/recover", {
+          id: webhook.id,
+          since: from,
+          statuses,
+          dryRun: true,
+        });
         if (total === 0) {
           result.textContent = `No ${statuses.join(" or ")} delivery since then: nothing to recover.`;
           return;
@@ -211,7 +204,7 @@ export function recoverPanel(context: ViewContext, webhook: Webhook): HTMLElemen
                 statuses: pending.statuses,
               });
               closeQuestion();
-              result.textContent = `Queued ${data.queued} ${data.queued === 1 ? "delivery" : "deliveries"} again.${data.queued === RECOVER_LIMIT ? " That is the most one call queues: recover again from a later time for the rest." : ""}`;
+              result.textContent = `Queued ${data.queued} ${data.queued === 1 ? "delivery" : "deliveries"} again.${data.queued === RECOVER_LIMIT ? " That is the most one call queues: recover again for the rest." : ""}`;
               count.focus();
             } catch (failure) {
               closeQuestion();

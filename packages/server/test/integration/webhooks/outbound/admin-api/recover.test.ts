@@ -131,6 +131,21 @@ describeEachDialect("recovering an endpoint's failed deliveries on $name", (dial
     ).toBe(1);
   });
 
+  it("answers a dry run with what a call would queue, and queues nothing", async () => {
+    const { id } = await createEndpoint(t);
+    const repeated = eventId();
+    await failed(id, { eventId: repeated, createdAt: Date.now() - 2 * MINUTE });
+    await failed(id, { eventId: repeated });
+    await failed(id, { status: "FAILED" });
+    const since = new Date(Date.now() - HOUR).toISOString();
+    // The event with two failed deliveries counts once; FAILED only when asked for.
+    expect(await recover(id, { since, dryRun: true })).toBe(1);
+    expect(await recover(id, { since, statuses: ["FAILED", "EXHAUSTED"], dryRun: true })).toBe(2);
+    expect(await deliveries(id)).toHaveLength(3);
+    expect(await recover(id, { since, statuses: ["FAILED", "EXHAUSTED"] })).toBe(2);
+    expect(await recover(id, { since, statuses: ["FAILED", "EXHAUSTED"], dryRun: true })).toBe(0);
+  });
+
   it("takes a since later than now, queuing nothing, and refuses an until before since", async () => {
     const { id } = await createEndpoint(t);
     await failed(id);
