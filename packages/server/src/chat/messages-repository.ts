@@ -101,7 +101,8 @@ export interface ChangeCursor {
 /**
  * A room's messages of both levels (tombstones included, the `hiddenStatuses` left out) changed
  * after `since`, oldest change first, continuing after `after`: read along the index
- * messages_room_updated (room_id, updated_at, id), never the whole room. `limit + 1` rows.
+ * messages_room_updated (room_id, updated_at, id), never the whole room; with `threadId`, only
+ * that thread's replies. `limit + 1` rows.
  */
 export async function listRoomMessageViewRowsChangedSince(
   db: Kysely<Database>,
@@ -109,6 +110,7 @@ export async function listRoomMessageViewRowsChangedSince(
   page: {
     since: number;
     after: ChangeCursor | undefined;
+    threadId?: number | undefined;
     limit: number;
     hiddenStatuses: readonly ModerationStatusColumn[];
   },
@@ -119,6 +121,7 @@ export async function listRoomMessageViewRowsChangedSince(
     .orderBy("messages.updated_at", "asc")
     .orderBy("messages.id", "asc")
     .limit(page.limit + 1);
+  if (page.threadId !== undefined) select = select.where("messages.thread_id", "=", page.threadId);
   const after = page.after;
   if (after !== undefined)
     select = select.where((eb) =>

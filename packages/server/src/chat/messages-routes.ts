@@ -45,7 +45,7 @@ const MESSAGE_BODY_LIMIT = 6 * MAX_CONTENT_BYTES + 1024;
 const roomParams = IdParams("roomId");
 const messageParams = IdParams("roomId", "messageId");
 
-/** `?threadId=` or `?updatedSince=` (not both), `?limit=`, `?cursor=`, as the route received them. */
+/** `?threadId=`, `?updatedSince=`, `?limit=`, `?cursor=`, as the route received them. */
 interface ListQuery {
   limit?: number | undefined;
   cursor?: string | undefined;
@@ -55,7 +55,7 @@ interface ListQuery {
 
 /**
  * A room's messages for `query`: top-level (newest first), a thread's replies (oldest first), or
- * the changes since a time (oldest change first, its own cursor).
+ * the changes since a time (oldest change first, its own cursor), of the room or of one thread.
  */
 async function listPage(
   ctx: AppContext,
@@ -66,10 +66,6 @@ async function listPage(
 ): Promise<Page<MessageListItem>> {
   const limit = pageLimit(query);
   if (query.updatedSince !== undefined) {
-    if (query.threadId !== undefined)
-      throw new AppError("validation_failed", "use threadId or updatedSince, not both", {
-        field: "querystring.updatedSince",
-      });
     const since = Date.parse(query.updatedSince);
     if (Number.isNaN(since))
       throw new AppError("validation_failed", "updatedSince must be an ISO-8601 time", {
@@ -79,7 +75,7 @@ async function listPage(
       ctx,
       principal,
       roomId,
-      { since, after: decodeChangeCursor(query.cursor), limit },
+      { since, after: decodeChangeCursor(query.cursor), threadId: query.threadId, limit },
       options,
     );
     return { items: slice.items, nextCursor: slice.last ? encodeChangeCursor(slice.last) : null };

@@ -151,19 +151,7 @@ export async function listMessages(
   options: { asAdmin?: boolean } = {},
 ): Promise<KeysetSlice<MessageListItem>> {
   await readableRoom(ctx, actor, roomId, options);
-  if (page.threadId !== undefined) {
-    // A deleted thread's replies stay readable: tombstones keep threads whole.
-    const thread = await findThreadForReply(ctx.db, roomId, page.threadId);
-    if (
-      !thread ||
-      thread.thread_id !== null ||
-      (actor.role !== "admin" && isHidden(thread.moderation_status))
-    )
-      throw new AppError(
-        "invalid_thread",
-        `threadId ${page.threadId} is not a top-level message of room ${roomId}`,
-      );
-  }
+  if (page.threadId !== undefined) await checkThread(ctx, actor, roomId, page.threadId);
   const rows = await listRoomMessageViewRows(ctx.db, roomId, {
     cursorId: page.cursorId,
     threadId: page.threadId,
@@ -181,19 +169,26 @@ export interface ChangesSlice extends KeysetSlice<MessageListItem> {
 /**
  * What changed in a room after `since` (a client that was away catches up): its messages of both
  * levels, tombstones included, whose updatedAt is later, oldest change first, continuing after
- * `after`. Who may read it: as listMessages.
+ * `after`; with `threadId`, that thread's replies only. Who may read it: as listMessages.
  */
 export async function listMessageChanges(
   ctx: AppContext,
   actor: Principal,
   roomId: number,
-  page: { since: number; after?: ChangeCursor | undefined; limit: number },
+  page: {
+    since: number;
+    after?: ChangeCursor | undefined;
+    threadId?: number | undefined;
+    limit: number;
+  },
   options: { asAdmin?: boolean } = {},
 ): Promise<ChangesSlice> {
   await readableRoom(ctx, actor, roomId, options);
+  if (page.threadId !== undefined) await checkThread(ctx, actor, roomId, page.threadId);
   const rows = await listRoomMessageViewRowsChangedSince(ctx.db, roomId, {
     since: page.since,
     after: page.after,
+    threadId: page.threadId,
     limit: page.limit,
     hiddenStatuses: actor.role === "admin" ? [] : HIDDEN_STATUSES,
   });
@@ -203,6 +198,25 @@ export async function listMessageChanges(
     ...slice,
     last: lastRow && { updatedAt: Number(lastRow.updated_at), id: lastRow.id },
   };
+}
+
+/** A thread whose replies `actor` may list (a deleted one's too: tombstones keep threads whole). */
+async function checkThread(
+  ctx: AppContext,
+  actor: Principal,
+  roomId: number,
+  threadId: number,
+): Promise<void> {
+  const thread = await findThreadForReply(ctx.db, roomId, threadId);
+  if (
+    !thread ||
+    thread.thread_id !== null ||
+    (actor.role !== "admin" && isHidden(thread.moderation_status))
+  )
+    throw new AppError(
+      "invalid_thread",
+      `threadId ${threadId} is not a top-level message of room ${roomId}`,
+    );
 }
 
 async function readableRoom(
