@@ -25,7 +25,10 @@ export interface StreamClientOptions {
 }
 
 export interface StreamListeners {
-  /** A room event (MESSAGE_CREATED, USER_JOINED_ROOM, USER_LEFT_ROOM, ROOM_DELETED). */
+  /**
+   * A room event (MESSAGE_CREATED, MESSAGE_UPDATED, MESSAGE_DELETED, USER_JOINED_ROOM,
+   * USER_LEFT_ROOM, ROOM_DELETED).
+   */
   event: (frame: StreamEventFrame) => void;
   /** Who is present in a subscribed room changed (or was first learnt). */
   presence: (roomId: number, present: readonly string[]) => void;
