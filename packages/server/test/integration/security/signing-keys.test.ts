@@ -2,6 +2,7 @@ import { createHmac } from "node:crypto";
 import { verifyAndParseWebhook, verifySignatureHeaders } from "@parley/client";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { sealSecret } from "../../../src/config/secret-box.js";
 import { describeEachDialect } from "../../helpers/dialects.js";
 import { waitFor } from "../../helpers/wait-for.js";
 import {
@@ -85,6 +86,27 @@ describeEachDialect("signing keys and custom headers on $name", (dialect) => {
     expect(attempt!.error).toMatch(/secret is not base64, so it gives no Standard Webhooks key/);
     // Nothing went out, so nothing signed with the empty key can be captured.
     expect(receiver.requests).toEqual([]);
+  });
+
+  it("leaves out a hop-by-hop or credential header stored before it was reserved, and sends the others", async () => {
+    const receiver = await d.receiver();
+    const endpoint = await d.endpoint(receiver.url);
+    const stored = { expect: "100-continue", cookie: "session=1", "x-team": "parley" };
+    await d.t.ctx.db
+      .updateTable("webhooks")
+      .set({ headers_ciphertext: sealSecret(d.t.ctx.keys.secretKey, JSON.stringify(stored)) })
+      .where("id", "=", endpoint.id)
+      .execute();
+    await d.emitUser("legacy-headers");
+    const [request] = await receiver.waitForRequests(1);
+    expect(request!.headers["x-team"]).toBe("parley");
+    expect(request!.headers.expect).toBeUndefined();
+    expect(request!.headers.cookie).toBeUndefined();
+    const [delivery] = await waitFor("the delivery recorded", async () => {
+      const rows = (await d.deliveries()).filter((row) => row.webhook_id === endpoint.id);
+      return rows[0]?.status === "SUCCESS" ? rows : undefined;
+    });
+    expect(delivery!.status).toBe("SUCCESS");
   });
 
   it.each([

@@ -4,6 +4,7 @@ import { isEventName, WEBHOOK_TEST } from "../../../events/event-catalogue.js";
 import { eventsMatching, isEventPattern } from "../../../events/event-subscriptions.js";
 import { decodeWhsecSecret, WHSEC_PREFIX } from "../decode-whsec-secret.js";
 import { checkWebhookUrl, type UrlPolicy } from "../transport/ssrf-guard.js";
+import { whyHeaderIsReserved } from "../reserved-header.js";
 
 /** Fields of an endpoint as an admin sends them (create: all but `enabled`; update: any). */
 export interface EndpointInput {
@@ -35,28 +36,6 @@ export interface ValidEndpointInput {
 
 export const MAX_HEADERS = 10;
 export const HEADER_VALUE_MAX_BYTES = 1024;
-/** Headers Parley sets itself. */
-const PARLEY_HEADERS = new Set(["content-type", "user-agent"]);
-/**
- * Headers that belong to one HTTP hop or frame the request (RFC 9110 section 7.6.1, plus `host`,
- * `content-length` and `expect`), set by the HTTP client: sent by hand they break every attempt
- * (`expect`, `upgrade`, `keep-alive`) or the framing.
- */
-const HOP_BY_HOP_HEADERS = new Set([
-  "connection",
-  "keep-alive",
-  "proxy-connection",
-  "te",
-  "trailer",
-  "transfer-encoding",
-  "upgrade",
-  "expect",
-  "host",
-  "content-length",
-]);
-/** Credentials meant for a proxy or a browser session, never for a receiver's API. */
-const CREDENTIAL_HEADERS = new Set(["proxy-authorization", "cookie"]);
-const RESERVED_PREFIXES = ["x-webhook-", "webhook-"];
 /** RFC 9110 token characters. */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /** Visible ASCII, space and tab: no control characters, so no header injection. */
@@ -191,14 +170,7 @@ function validateHeaders(headers: Record<string, string> | null): Record<string,
       });
     }
     const name = rawName.toLowerCase();
-    const reserved =
-      PARLEY_HEADERS.has(name) || RESERVED_PREFIXES.some((p) => name.startsWith(p))
-        ? "is set by Parley and cannot be overridden"
-        : HOP_BY_HOP_HEADERS.has(name)
-          ? "is a hop-by-hop or framing header, set by HTTP itself"
-          : CREDENTIAL_HEADERS.has(name)
-            ? "is a proxy or browser credential, not for a webhook receiver (use Authorization)"
-            : undefined;
+    const reserved = whyHeaderIsReserved(name);
     if (reserved !== undefined) {
       throw new AppError("header_reserved", `${shown} ${reserved}`, {
         field: "body.headers",

@@ -24,6 +24,7 @@ import {
 import type { RetryPolicy } from "./backoff-schedule.js";
 import { signPayload } from "./sign-payload.js";
 import { signStandardWebhook, SigningKeyError } from "./sign-standard-webhook.js";
+import { whyHeaderIsReserved } from "../reserved-header.js";
 
 export interface Dispatcher {
   /** Starts claiming: wake-ups, LISTEN (PostgreSQL), retry timer, sweep. */
@@ -499,6 +500,8 @@ export class DeliveryDispatcher implements Dispatcher {
     if (row.headers_ciphertext !== null) {
       const custom = JSON.parse(this.secretOf(row.headers_ciphertext)) as Record<string, string>;
       for (const [name, value] of Object.entries(custom)) {
+        // Stored before its name was reserved: sent, it would break the attempt or the framing.
+        if (whyHeaderIsReserved(name) !== undefined) continue;
         headers[name] = value;
         logged[name] = maskHeaderValue(value);
       }
