@@ -1,6 +1,7 @@
 import type { Server } from "node:http";
 import type { Socket } from "node:net";
 import ipaddr from "ipaddr.js";
+import type { UpgradeRefusal } from "../realtime/stream-metrics.js";
 
 export interface ConnectionLimits {
   /** Plain HTTP connections (PARLEY_HTTP_MAX_CONNECTIONS). */
@@ -10,9 +11,6 @@ export interface ConnectionLimits {
   /** Upgraded sockets of one client address (PARLEY_STREAM_MAX_SOCKETS_PER_ADDRESS); 0: none. */
   upgradedPerAddress: number;
 }
-
-/** Why an upgrade was refused: the process's budget is spent, or the client address's share. */
-export type UpgradeRefusal = "process" | "address";
 
 /**
  * The process's connections as two budgets. Node's `maxConnections` counts every socket the

@@ -22,7 +22,6 @@ import {
   type BusMessage,
   type RealtimeBus,
 } from "./realtime-bus.js";
-import type { UpgradeRefusal } from "../http/connection-budget.js";
 import { prepareTextFrame } from "./prepared-frame.js";
 import { FrameFlusher, StreamConnection, type Subscription } from "./stream-connection.js";
 import {
@@ -33,7 +32,7 @@ import {
   type ClientFrame,
   type StreamErrorCode,
 } from "./stream-frames.js";
-import { createStreamMetrics, type StreamMetrics } from "./stream-metrics.js";
+import { createStreamMetrics, type StreamMetrics, type UpgradeRefusal } from "./stream-metrics.js";
 import { TokenBucket } from "./token-bucket.js";
 
 /** Recent MESSAGE_CREATED ids kept per room, in commit order, for resume (see resumePlan). */

@@ -1,5 +1,8 @@
 import client from "prom-client";
 
+/** Why an upgrade was refused: the process's budget is spent, or the client address's share. */
+export type UpgradeRefusal = "process" | "address";
+
 export interface StreamMetrics {
   readonly events: client.Counter<"event">;
   readonly framesSent: client.Counter;

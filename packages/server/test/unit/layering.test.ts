@@ -49,6 +49,7 @@ const HTTP_LAYER: Array<(file: string) => boolean> = [
   // preHandlers and a rate-limit store: they work on the request by nature.
   (file) => file === "auth/require-role.ts",
   (file) => file === "webhooks/outbound/admin-api/require-enterprise.ts",
+  (file) => file === "operations/require-metrics-token.ts",
   (file) => file === "webhooks/inbound/ingest-rate-limit.ts",
 ];
 
