@@ -66,6 +66,23 @@ describeEachDialect("Slack-compatible ingest on $name", (dialect) => {
     });
   });
 
+  it("renders :tada: in a Slack post as its emoji in contentHtml and contentText, keeping the content as sent", async () => {
+    const hook = await freshHook();
+    const res = await ingestSlack(t, hook.token, { text: "Deployed :tada: `:tada:`" });
+    expect(res.statusCode).toBe(200);
+    const [row] = await messagesOf(t, hook.roomId);
+    const fetched = await t.app.inject({
+      method: "GET",
+      url: `/api/rooms/${hook.roomId}/messages/${row!.id}`,
+      headers: { ...t.admin.headers, accept: "application/vnd.parley.v3.full+json" },
+    });
+    expect(fetched.statusCode).toBe(200);
+    const message = fetched.json();
+    expect(message.content).toBe("Deployed :tada: `:tada:`");
+    expect(message.contentHtml).toBe("<p>Deployed 🎉 <code>:tada:</code></p>\n");
+    expect(message.contentText).toBe("Deployed 🎉 :tada:");
+  });
+
   it("accepts form-encoded payload=<json>, and raw JSON sent with a form content type (curl -d)", async () => {
     const hook = await freshHook();
     const encoded = await t.app.inject({
