@@ -1,10 +1,13 @@
 /**
  * The chat page (/app/) in Debian's Chromium against the real server: two users in two browser
  * contexts chat live, see each other present, and open a peer-to-peer WebRTC data channel through
- * the call signalling. Screenshots go to test-results/chat-ui/ (git-ignored).
+ * the call signalling; edit and delete messages, reply in threads and mention each other, each
+ * seeing the other's changes live; axe-core finds no serious or critical accessibility problem.
+ * Screenshots go to test-results/chat-ui/ (git-ignored).
  */
 import { execFile } from "node:child_process";
 import fs from "node:fs";
+import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
@@ -16,6 +19,11 @@ import { CHROMIUM_PATH } from "../helpers/services.js";
 
 const BUILD_SCRIPT = fileURLToPath(new URL("../../scripts/build-chat-ui.mjs", import.meta.url));
 const SCREENSHOTS = fileURLToPath(new URL("../../../../test-results/chat-ui/", import.meta.url));
+/** axe-core, run inside the page to check accessibility (as the admin UI's tests do). */
+const AXE_SOURCE = fs.readFileSync(
+  createRequire(import.meta.url).resolve("axe-core/axe.min.js"),
+  "utf8",
+);
 
 describe("chat page in Chromium", { tags: ["chromium"] }, () => {
   let t: TestApp;
@@ -116,6 +124,74 @@ describe("chat page in Chromium", { tags: ["chromium"] }, () => {
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.locator("#me").getByText(user.username).waitFor();
     return page;
+  }
+
+  /** A room of its own for a test, both users in it; answers its id. */
+  async function roomOfBoth(name: string): Promise<number> {
+    const res = await t.app.inject({
+      method: "POST",
+      url: "/api/rooms",
+      headers: alice.headers,
+      payload: { name },
+    });
+    const id = res.json().id as number;
+    await t.app.inject({ method: "POST", url: `/api/rooms/${id}/join`, headers: bob.headers });
+    return id;
+  }
+
+  /** Posts as `user` through the API; answers the message's id. */
+  async function post(
+    user: TestUser,
+    room: number,
+    content: string,
+    threadId?: number,
+  ): Promise<number> {
+    const res = await t.app.inject({
+      method: "POST",
+      url: `/api/rooms/${room}/messages`,
+      headers: user.headers,
+      payload: { content, ...(threadId === undefined ? {} : { threadId }) },
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    return res.json().id as number;
+  }
+
+  /** Signs in and opens a room. */
+  async function inRoom(user: TestUser, room: number): Promise<Page> {
+    const page = await signedIn(user);
+    await page.locator(`[data-room-id="${room}"]`).click();
+    await page.locator(`[data-room-id="${room}"].current`).waitFor();
+    return page;
+  }
+
+  /** Serious and critical axe-core violations on the page as it is now: none may remain. */
+  async function accessibilityViolations(page: Page): Promise<string[]> {
+    if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(AXE_SOURCE);
+    const violations = await page.evaluate(async () => {
+      interface Violation {
+        id: string;
+        impact: string | null;
+        help: string;
+        nodes: { target: string[] }[];
+      }
+      const axe = (
+        window as unknown as {
+          axe: { run(): Promise<{ violations: Violation[]; passes: unknown[] }> };
+        }
+      ).axe;
+      const result = await axe.run();
+      // An axe that checked nothing would pass anything.
+      if (result.passes.length === 0) throw new Error("axe-core checked no rule");
+      return result.violations.map((v) => ({
+        id: v.id,
+        impact: v.impact,
+        help: v.help,
+        targets: v.nodes.map((n) => n.target.join(" ")),
+      }));
+    });
+    return violations
+      .filter((v) => v.impact === "serious" || v.impact === "critical")
+      .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.targets.join(", ")})`);
   }
 
   it("two users chat live, see each other present, and talk over a WebRTC data channel", async () => {
@@ -240,5 +316,156 @@ describe("chat page in Chromium", { tags: ["chromium"] }, () => {
     await a.locator(".message", { hasText: "while you were away" }).waitFor({ timeout: 15_000 });
     await a.locator("#banner").waitFor({ state: "hidden" });
     expect(await a.locator(".message", { hasText: "while you were away" }).count()).toBe(1);
+  }, 60_000);
+
+  it("an edit and a delete by one user appear live on the other's page", async () => {
+    const room = await roomOfBoth("edits");
+    const id = await post(alice, room, "deploy at 5");
+    await post(bob, room, "bob's own line");
+    const a = await inRoom(alice, room);
+    const b = await inRoom(bob, room);
+    const onA = a.locator(`#messages [data-message-id="${id}"]`);
+    const onB = b.locator(`#messages [data-message-id="${id}"]`);
+    await onB.getByText("deploy at 5").waitFor();
+    // Only the author is offered edit and delete.
+    expect(await onB.getByRole("button", { name: "Edit" }).count()).toBe(0);
+    expect(await onB.getByRole("button", { name: "Delete" }).count()).toBe(0);
+
+    // alice edits in place, from the keyboard: the box takes focus, Enter saves.
+    await onA.getByRole("button", { name: "Edit" }).click();
+    const box = a.getByRole("textbox", { name: "Edit message" });
+    expect(await box.evaluate((element) => element === document.activeElement)).toBe(true);
+    await box.fill("deploy at **6**");
+    await box.press("Enter");
+    await onB.locator(".content strong", { hasText: "6" }).waitFor({ timeout: 2_000 });
+    await onB.locator(".edited").waitFor();
+    expect(await onB.textContent()).not.toContain("deploy at 5");
+    // Focus is back on alice's Edit button.
+    expect(
+      await a.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.action),
+    ).toBe("edit");
+    await b.locator("#live-status", { hasText: "edited a message" }).waitFor();
+    await b.screenshot({ path: `${SCREENSHOTS}edit-seen.png` });
+
+    // Escape leaves an edit without saving.
+    await onA.getByRole("button", { name: "Edit" }).click();
+    await a.getByRole("textbox", { name: "Edit message" }).fill("never saved");
+    await a.getByRole("textbox", { name: "Edit message" }).press("Escape");
+    expect(await onA.locator(".content").textContent()).toContain("deploy at 6");
+
+    // Delete asks in place first; Cancel keeps the message.
+    await onA.getByRole("button", { name: "Delete" }).click();
+    await a.getByRole("button", { name: "Cancel" }).click();
+    await onA.getByRole("button", { name: "Delete" }).click();
+    await a.getByRole("button", { name: "Delete message" }).click();
+    await onB.getByText("message deleted").waitFor({ timeout: 2_000 });
+    expect(await onB.textContent()).not.toContain("deploy at");
+    await onA.getByText("message deleted").waitFor();
+    await b.locator("#live-status", { hasText: "alice deleted a message" }).waitFor();
+    // A reload shows the tombstone in place, between the messages around it.
+    await b.reload();
+    await b.locator(`[data-room-id="${room}"]`).click();
+    await b
+      .locator(`#messages [data-message-id="${id}"]`, { hasText: "message deleted" })
+      .waitFor();
+  }, 60_000);
+
+  it("replies in a thread: the count on the message and the replies, live on both pages", async () => {
+    const room = await roomOfBoth("threads");
+    const parent = await post(alice, room, "release notes?");
+    await post(alice, room, "first reply", parent);
+    const a = await inRoom(alice, room);
+    const b = await inRoom(bob, room);
+    const parentOnA = a.locator(`#messages [data-message-id="${parent}"]`);
+    await parentOnA.getByRole("button", { name: "1 reply" }).waitFor();
+
+    // bob opens the thread: the first reply is there, focus in the reply box.
+    await b
+      .locator(`#messages [data-message-id="${parent}"]`)
+      .getByRole("button", { name: "1 reply" })
+      .click();
+    const thread = b.getByRole("complementary", { name: "Thread" });
+    await thread.locator(".message", { hasText: "first reply" }).waitFor();
+    expect(await b.evaluate(() => document.activeElement?.id)).toBe("thread-composer");
+    await b.locator("#thread-composer").fill("second reply");
+    await b.locator("#thread-composer").press("Enter");
+    await thread.locator(".message", { hasText: "second reply" }).waitFor();
+    // Oldest first; not in the room's main list.
+    expect(
+      (await thread.locator("#thread-replies .message .content").allTextContents()).map((text) =>
+        text.trim(),
+      ),
+    ).toEqual(["first reply", "second reply"]);
+    expect(await b.locator("#messages").textContent()).not.toContain("second reply");
+    // alice sees the count grow live.
+    await parentOnA.getByRole("button", { name: "2 replies" }).waitFor({ timeout: 2_000 });
+
+    // alice opens it too; bob deletes his reply: a tombstone on alice's page keeps its place.
+    await parentOnA.getByRole("button", { name: "2 replies" }).click();
+    const threadOnA = a.getByRole("complementary", { name: "Thread" });
+    await threadOnA.locator(".message", { hasText: "second reply" }).waitFor();
+    await thread
+      .locator(".message", { hasText: "second reply" })
+      .getByRole("button", { name: "Delete" })
+      .click();
+    await b.getByRole("button", { name: "Delete message" }).click();
+    await threadOnA
+      .locator("#thread-replies .message")
+      .nth(1)
+      .getByText("message deleted")
+      .waitFor({
+        timeout: 2_000,
+      });
+    expect(await threadOnA.locator("#thread-replies .message").count()).toBe(2);
+    await a.screenshot({ path: `${SCREENSHOTS}thread.png` });
+    expect(await accessibilityViolations(a)).toEqual([]);
+
+    // Escape closes the thread and gives focus back to the message's thread button.
+    await a.locator("#thread-composer").focus();
+    await a.keyboard.press("Escape");
+    await threadOnA.waitFor({ state: "detached" });
+    expect(
+      await a.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.action),
+    ).toBe("thread");
+  }, 60_000);
+
+  it("completes @names while typing and highlights mentions, your own more strongly", async () => {
+    const room = await roomOfBoth("mentions");
+    await post(alice, room, "hello from alice");
+    const a = await inRoom(alice, room);
+    const b = await inRoom(bob, room);
+    await b.locator(".message", { hasText: "hello from alice" }).waitFor();
+
+    // bob types "@al": the list offers alice; arrows and Enter take her name.
+    await b.locator("#composer").pressSequentially("thanks @al");
+    const options = b.locator("#composer-mentions [role=option]");
+    await options.first().waitFor();
+    expect(await options.allTextContents()).toEqual(["@alice"]);
+    expect(await b.locator("#composer").getAttribute("aria-activedescendant")).toBe(
+      "composer-mention-0",
+    );
+    await b.locator("#composer").press("Enter");
+    expect(await b.locator("#composer").inputValue()).toBe("thanks @alice ");
+    expect(await b.locator("#composer-mentions").isHidden()).toBe(true);
+    await b.locator("#composer").pressSequentially("(not `@alice` in code)");
+    await b.locator("#composer").press("Enter");
+
+    const message = a.locator(".message", { hasText: "thanks" });
+    const mention = message.locator(".content .mention");
+    await mention.waitFor({ timeout: 2_000 });
+    expect(await mention.count()).toBe(1);
+    expect(await mention.getAttribute("class")).toContain("mention-me");
+    expect(await message.locator("code").textContent()).toBe("@alice");
+    // On bob's page the mention of alice is marked, not as his own.
+    const onB = b.locator(".message", { hasText: "thanks" }).locator(".content .mention");
+    await onB.waitFor();
+    expect(await onB.getAttribute("class")).toBe("mention");
+    await a.screenshot({ path: `${SCREENSHOTS}mention.png` });
+
+    // An e-mail address is no mention.
+    await post(bob, room, "write to ops@alice.example");
+    await a.locator(".message", { hasText: "ops@" }).waitFor();
+    expect(await a.locator(".message", { hasText: "ops@" }).locator(".mention").count()).toBe(0);
+    expect(await accessibilityViolations(a)).toEqual([]);
   }, 60_000);
 });

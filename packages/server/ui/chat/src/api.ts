@@ -31,13 +31,44 @@ export interface Room {
   kind: "room" | "dm";
 }
 
+export interface Reaction {
+  emoji: string;
+  count: number;
+  /** The first 20 who reacted. */
+  usernames: string[];
+}
+
 export interface Message {
   id: number;
   roomId: number;
   content: string;
   contentFormat: "markdown" | "html";
-  sender: { username: string | null; displayName: string };
+  sender: { type?: "user" | "integration"; username: string | null; displayName: string };
   createdAt: string;
+  threadId: number | null;
+  replyCount: number;
+  lastReplyAt: string | null;
+  revision: number;
+  editedAt: string | null;
+  /** Its creation, then its latest change (an edit, a reply in its thread, a reaction). */
+  updatedAt: string;
+  /** Present once the server keeps reactions. */
+  reactions?: Reaction[];
+}
+
+/** A deleted message as lists show it: its content and revisions are gone. */
+export interface Tombstone {
+  id: number;
+  roomId: number;
+  threadId: number | null;
+  deleted: true;
+  deletedAt: string;
+}
+
+export type ListItem = Message | Tombstone;
+
+export function isTombstone(item: ListItem): item is Tombstone {
+  return "deleted" in item && item.deleted === true;
 }
 
 interface Page<T> {
@@ -56,19 +87,55 @@ export function createApi(token: string) {
   return {
     rooms: () => call<Page<Room>>("GET /api/rooms", { limit: 200 }),
     createRoom: (name: string) => call<Room>("POST /api/rooms", { name }),
-    messages: async (roomId: number, cursor?: string): Promise<Page<Message>> => {
-      const page = await call<Page<Message | { id: number; deleted: true }>>(
-        "GET /api/rooms/{roomId}/messages",
-        { roomId, limit: 30, ...(cursor ? { cursor } : {}) },
-      );
-      // The page does not show deleted messages (their tombstones) yet.
-      return {
-        ...page,
-        items: page.items.filter((item): item is Message => !("deleted" in item)),
-      };
-    },
-    post: (roomId: number, content: string) =>
-      call<Message>("POST /api/rooms/{roomId}/messages", { roomId, content }),
+    /** Top-level messages, newest first (deleted ones as tombstones). */
+    messages: (roomId: number, cursor?: string) =>
+      call<Page<ListItem>>("GET /api/rooms/{roomId}/messages", {
+        roomId,
+        limit: 30,
+        ...(cursor ? { cursor } : {}),
+      }),
+    /** A thread's replies, oldest first. */
+    replies: (roomId: number, threadId: number, cursor?: string) =>
+      call<Page<ListItem>>("GET /api/rooms/{roomId}/messages", {
+        roomId,
+        threadId,
+        limit: 100,
+        ...(cursor ? { cursor } : {}),
+      }),
+    /** The room's messages (both levels, tombstones too) changed after `since`, oldest first. */
+    changes: (roomId: number, since: string, cursor?: string) =>
+      call<Page<ListItem>>("GET /api/rooms/{roomId}/messages", {
+        roomId,
+        updatedSince: since,
+        limit: 100,
+        ...(cursor ? { cursor } : {}),
+      }),
+    post: (roomId: number, content: string, threadId?: number) =>
+      call<Message>("POST /api/rooms/{roomId}/messages", {
+        roomId,
+        content,
+        ...(threadId === undefined ? {} : { threadId }),
+      }),
+    edit: (roomId: number, messageId: number, content: string) =>
+      call<Message>("PATCH /api/rooms/{roomId}/messages/{messageId}", {
+        roomId,
+        messageId,
+        content,
+      }),
+    remove: (roomId: number, messageId: number) =>
+      call<void>("DELETE /api/rooms/{roomId}/messages/{messageId}", { roomId, messageId }),
+    react: (roomId: number, messageId: number, emoji: string) =>
+      call<void>("PUT /api/rooms/{roomId}/messages/{messageId}/reactions/{emoji}", {
+        roomId,
+        messageId,
+        emoji,
+      }),
+    unreact: (roomId: number, messageId: number, emoji: string) =>
+      call<void>("DELETE /api/rooms/{roomId}/messages/{messageId}/reactions/{emoji}", {
+        roomId,
+        messageId,
+        emoji,
+      }),
     callState: (roomId: number) =>
       call<{ callId: string | null; participants: string[]; iceServers: RTCIceServer[] }>(
         "GET /api/rooms/{roomId}/call",

@@ -1,9 +1,10 @@
 /**
  * Parley's chat page at /app/: sign in with a token, pick a room, read its history (older
- * messages load as you scroll up), write with a markdown preview, see who is present and which
- * rooms have unread messages, and start or join a peer-to-peer call. Live updates come from the
- * stream (createStreamClient from @parley/client), which reconnects and resumes by itself; a
- * banner shows while it does.
+ * messages load as you scroll up), write with a markdown preview (`@` completes names), edit and
+ * delete your own messages, reply in threads, see who is present and which rooms have unread
+ * messages, and start or join a peer-to-peer call. Live updates (new, edited and deleted messages)
+ * come from the stream (createStreamClient from @parley/client), which reconnects and resumes by
+ * itself; a banner shows while it does, and the room catches up on edits and deletions after.
  */
 import {
   createApi,
@@ -13,15 +14,18 @@ import {
   isUnauthorized,
   storedToken,
   storeToken,
+  isTombstone,
   type Api,
+  type ListItem,
   type Message,
   type Room,
   type StreamClient,
-  type StreamMessage,
 } from "./api.js";
 import { Call } from "./call.js";
+import { composer } from "./composer.js";
 import { h, replaceChildren } from "./dom.js";
-import { renderContent } from "./markdown.js";
+import { messageItem, type MessageActions } from "./message-item.js";
+import { threadPanel, type ThreadPanel } from "./thread-panel.js";
 
 const app = document.getElementById("app")!;
 
@@ -32,10 +36,17 @@ interface Session {
   rooms: Room[];
   unread: Map<number, number>;
   selected: number | undefined;
-  /** Messages of the selected room by id (live frames and pages may overlap). */
-  messages: Map<number, Message>;
+  /** Top-level messages of the selected room by id (live frames and pages may overlap). */
+  messages: Map<number, ListItem>;
+  /** Replies of the open thread by id. */
+  replies: Map<number, ListItem>;
+  /** Reply counts of deleted top-level messages (their tombstones carry none). */
+  tombstoneReplies: Map<number, number>;
+  thread: ThreadPanel | undefined;
   nextCursor: string | null;
   loadingOlder: boolean;
+  /** The latest change the selected room's messages show (server time), for catching up. */
+  since: string | undefined;
   call: Call | undefined;
 }
 
@@ -97,13 +108,34 @@ async function start(token: string): Promise<void> {
     unread: new Map(),
     selected: undefined,
     messages: new Map(),
+    replies: new Map(),
+    tombstoneReplies: new Map(),
+    thread: undefined,
     nextCursor: null,
     loadingOlder: false,
+    since: undefined,
     call: undefined,
   };
-  stream.on("state", (state) => showBanner(state));
+  let wasAway = false;
+  stream.on("state", (state) => {
+    showBanner(state);
+    if (state === "reconnecting") wasAway = true;
+    if (state === "open" && wasAway) {
+      wasAway = false;
+      void catchUp();
+    }
+  });
   stream.on("event", (frame) => {
     if (frame.event === "MESSAGE_CREATED") onMessage(frame.roomId, frame.data.message);
+    if (frame.event === "MESSAGE_UPDATED" && frame.roomId === session?.selected) {
+      if (update(frame.data.message))
+        announce(`${frame.data.message.sender.displayName} edited a message.`);
+    }
+    if (frame.event === "MESSAGE_DELETED" && frame.roomId === session?.selected) {
+      const { messageId, roomId, threadId, deletedAt } = frame.data;
+      if (update({ id: messageId, roomId, threadId, deleted: true, deletedAt }))
+        announce(`${frame.data.deletedBy} deleted a message.`);
+    }
     if (frame.event === "ROOM_DELETED") {
       session!.rooms = session!.rooms.filter((room) => room.id !== frame.roomId);
       if (session!.selected === frame.roomId) session!.selected = undefined;
@@ -121,19 +153,223 @@ async function start(token: string): Promise<void> {
   if (rooms[0]) await selectRoom(rooms[0].id);
 }
 
-function onMessage(roomId: number, message: StreamMessage): void {
+function onMessage(roomId: number, message: Message): void {
   const s = session!;
   if (roomId !== s.selected) {
     s.unread.set(roomId, (s.unread.get(roomId) ?? 0) + 1);
     renderRooms();
     return;
   }
+  noteChange(message.createdAt);
+  if (message.threadId !== null) {
+    onReply(message);
+    return;
+  }
   const list = document.getElementById("messages");
   if (!list || s.messages.has(message.id)) return;
   const stuck = list.scrollHeight - list.scrollTop - list.clientHeight < 40;
   s.messages.set(message.id, message);
-  list.append(messageItem(message));
+  list.append(render(message, true));
   if (stuck || message.sender.username === s.username) list.scrollTop = list.scrollHeight;
+}
+
+/** A reply: counted on its thread's first message, and shown if that thread is open. */
+function onReply(reply: Message): void {
+  const s = session!;
+  const threadId = reply.threadId!;
+  if (s.thread?.parentId === threadId && !s.replies.has(reply.id)) {
+    s.replies.set(reply.id, reply);
+    s.thread.replies.append(render(reply, false));
+    s.thread.replies.scrollTop = s.thread.replies.scrollHeight;
+  }
+  const parent = s.messages.get(threadId);
+  if (parent === undefined) return;
+  if (isTombstone(parent)) {
+    s.tombstoneReplies.set(threadId, (s.tombstoneReplies.get(threadId) ?? 0) + 1);
+    show(parent);
+  } else {
+    show({ ...parent, replyCount: parent.replyCount + 1, lastReplyAt: reply.createdAt });
+  }
+}
+
+/**
+ * A message as it now is (an edit, a deletion, a new reply count): kept, and shown wherever the
+ * page shows it. Answers whether the page shows it. An edit older than what is shown is ignored.
+ */
+function update(item: ListItem): boolean {
+  const s = session!;
+  const known = s.messages.get(item.id) ?? s.replies.get(item.id);
+  if (known === undefined) return false;
+  if (isTombstone(known)) return false;
+  if (!isTombstone(item) && item.revision < known.revision) return false;
+  if (isTombstone(item) && item.threadId === null && known.replyCount > 0)
+    s.tombstoneReplies.set(item.id, known.replyCount);
+  noteChange(changedAt(item));
+  // Keep what the frame does not carry (a reply count that grew meanwhile).
+  show(
+    isTombstone(item) ? item : { ...item, replyCount: Math.max(item.replyCount, known.replyCount) },
+  );
+  return true;
+}
+
+/** Keeps `item` and redraws it wherever it shows; answers the element where focus was, or the first. */
+function show(item: ListItem): HTMLElement | undefined {
+  const s = session!;
+  if (s.messages.has(item.id)) s.messages.set(item.id, item);
+  if (s.replies.has(item.id)) s.replies.set(item.id, item);
+  let answer: HTMLElement | undefined;
+  for (const element of document.querySelectorAll<HTMLElement>(`[data-message-id="${item.id}"]`)) {
+    const inThread = element.closest("#thread") !== null;
+    const next = render(item, !inThread);
+    const hadFocus = element.contains(document.activeElement);
+    const focusedAction = (document.activeElement as HTMLElement | null)?.dataset.action;
+    element.replaceWith(next);
+    if (hadFocus) {
+      const again = focusedAction
+        ? next.querySelector<HTMLElement>(`[data-action="${focusedAction}"]`)
+        : null;
+      (again ?? next).focus();
+      answer = next;
+    }
+    answer ??= next;
+  }
+  return answer;
+}
+
+/** Remembers the latest change seen, so a reconnect asks only for what came after it. */
+function noteChange(at: string): void {
+  const s = session!;
+  if (s.since === undefined || at > s.since) s.since = at;
+}
+
+/** After a reconnect: the edits, deletions and reply counts the stream's resume does not replay. */
+async function catchUp(): Promise<void> {
+  const s = session!;
+  const roomId = s.selected;
+  if (roomId === undefined || s.since === undefined) return;
+  try {
+    let cursor: string | undefined;
+    do {
+      const page = await s.api.changes(roomId, s.since, cursor);
+      if (s.selected !== roomId) return;
+      for (const item of page.items) {
+        if (isTombstone(item) || (s.messages.get(item.id) ?? s.replies.get(item.id))) update(item);
+      }
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor);
+  } catch (error) {
+    showError(error);
+  }
+}
+
+/** Says a change others made, for screen readers (the lists say new messages themselves). */
+function announce(text: string): void {
+  const status = document.getElementById("live-status");
+  if (status) status.textContent = text;
+}
+
+/** A message of the selected room, with the actions on it; `main`: in the room's list. */
+function render(item: ListItem, main: boolean): HTMLElement {
+  const s = session!;
+  const actions: MessageActions = {
+    me: s.username,
+    edit: (message, content) => s.api.edit(message.roomId, message.id, content),
+    remove: async (message) => {
+      await s.api.remove(message.roomId, message.id);
+      update({
+        id: message.id,
+        roomId: message.roomId,
+        threadId: message.threadId,
+        deleted: true,
+        deletedAt: new Date().toISOString(),
+      });
+      document.getElementById(main ? "composer" : "thread-composer")?.focus();
+    },
+    ...(main ? { openThread: (message: Message) => void openThread(message) } : {}),
+    react: (message, emoji, on) => {
+      const call = on ? s.api.react : s.api.unreact;
+      call(message.roomId, message.id, emoji).catch(showError);
+    },
+    fail: showError,
+    replace: (message) => show(message),
+  };
+  const replyCount = isTombstone(item) ? (s.tombstoneReplies.get(item.id) ?? 0) : 0;
+  return messageItem(item, actions, replyCount);
+}
+
+/** Opens a message's thread beside the room: its replies, oldest first, and a reply box. */
+async function openThread(parent: Message): Promise<void> {
+  const s = session!;
+  const roomId = s.selected!;
+  closeThread(false);
+  const item = s.messages.get(parent.id) ?? parent;
+  s.replies = new Map();
+  const panel = threadPanel({
+    parent: item,
+    me: s.username,
+    render: (reply) => render(reply, false),
+    reply: async (content) => {
+      try {
+        await s.api.post(roomId, content, parent.id);
+      } catch (error) {
+        showError(error);
+        throw error;
+      }
+    },
+    candidates: () => mentionCandidates(),
+    close: () => closeThread(true),
+  });
+  s.thread = panel;
+  const layout = document.getElementById("layout")!;
+  layout.classList.add("with-thread");
+  layout.append(panel.element);
+  panel.focus();
+  try {
+    let cursor: string | undefined;
+    do {
+      const page = await s.api.replies(roomId, parent.id, cursor);
+      if (s.thread !== panel) return;
+      const fresh = page.items.filter((reply) => !s.replies.has(reply.id));
+      for (const reply of fresh) s.replies.set(reply.id, reply);
+      // Live replies that arrived meanwhile are newer: the page goes before them.
+      const first = panel.replies.firstChild;
+      for (const reply of fresh) panel.replies.insertBefore(render(reply, false), first);
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor);
+  } catch (error) {
+    showError(error);
+  }
+}
+
+/** Closes the thread view; `returnFocus`: to the thread button of its message. */
+function closeThread(returnFocus: boolean): void {
+  const s = session!;
+  const panel = s.thread;
+  if (!panel) return;
+  s.thread = undefined;
+  s.replies = new Map();
+  panel.element.remove();
+  document.getElementById("layout")?.classList.remove("with-thread");
+  if (returnFocus) {
+    document
+      .querySelector<HTMLElement>(
+        `#messages [data-message-id="${panel.parentId}"] [data-action="thread"]`,
+      )
+      ?.focus();
+  }
+}
+
+/**
+ * The names `@` offers. Parley has no route listing a room's members, so these are the people
+ * the page knows of in the room: who is present, and who wrote what it shows.
+ */
+function mentionCandidates(): string[] {
+  const s = session!;
+  const names = new Set<string>(s.selected === undefined ? [] : s.stream.present(s.selected));
+  for (const item of [...s.messages.values(), ...s.replies.values()]) {
+    if (!isTombstone(item) && item.sender.username) names.add(item.sender.username);
+  }
+  return [...names];
 }
 
 function showBanner(state: string): void {
@@ -144,6 +380,7 @@ function showBanner(state: string): void {
 
 function renderShell(): void {
   const s = session!;
+  closeThread(false);
   replaceChildren(
     app,
     h(
@@ -171,7 +408,7 @@ function renderShell(): void {
     ),
     h(
       "div",
-      { class: "layout" },
+      { id: "layout", class: "layout" },
       h("nav", { class: "rooms" }, h("h2", null, "Rooms"), h("ul", { id: "rooms" }), newRoomForm()),
       h("main", { id: "room", class: "room" }),
     ),
@@ -233,7 +470,10 @@ async function selectRoom(roomId: number): Promise<void> {
   const s = session!;
   s.selected = roomId;
   s.unread.delete(roomId);
+  closeThread(false);
   s.messages = new Map();
+  s.tombstoneReplies = new Map();
+  s.since = undefined;
   s.nextCursor = null;
   renderRooms();
   renderRoom();
@@ -244,7 +484,8 @@ async function selectRoom(roomId: number): Promise<void> {
     const list = document.getElementById("messages")!;
     const fresh = page.items.filter((message) => !s.messages.has(message.id)).reverse();
     for (const message of fresh) s.messages.set(message.id, message);
-    list.prepend(...fresh.map(messageItem));
+    for (const message of fresh) noteChange(changedAt(message));
+    list.prepend(...fresh.map((message) => render(message, true)));
     list.scrollTop = list.scrollHeight;
     // A short first page leaves nothing to scroll: fetch older ones until there is.
     while (list.scrollHeight <= list.clientHeight && s.nextCursor && s.selected === roomId)
@@ -267,7 +508,7 @@ async function loadOlder(): Promise<void> {
     const before = list.scrollHeight;
     const older = page.items.filter((message) => !s.messages.has(message.id)).reverse();
     for (const message of older) s.messages.set(message.id, message);
-    list.prepend(...older.map(messageItem));
+    list.prepend(...older.map((message) => render(message, true)));
     // Keep the reader where they were.
     list.scrollTop += list.scrollHeight - before;
   } catch (error) {
@@ -277,19 +518,9 @@ async function loadOlder(): Promise<void> {
   }
 }
 
-function messageItem(message: Message): HTMLElement {
-  const time = new Date(message.createdAt);
-  return h(
-    "article",
-    { class: "message", "data-message-id": message.id },
-    h(
-      "header",
-      null,
-      h("strong", null, message.sender.displayName),
-      h("time", { datetime: message.createdAt }, time.toLocaleTimeString()),
-    ),
-    renderContent(message.content, message.contentFormat),
-  );
+/** When an item last changed, as the server has it. */
+function changedAt(item: ListItem): string {
+  return isTombstone(item) ? item.deletedAt : item.updatedAt;
 }
 
 function renderRoom(): void {
@@ -301,7 +532,14 @@ function renderRoom(): void {
     replaceChildren(main, h("p", { class: "empty" }, "Pick a room, or create one."));
     return;
   }
-  const list = h("div", { id: "messages", class: "messages", "aria-live": "polite" });
+  const list = h("div", {
+    id: "messages",
+    class: "messages",
+    role: "log",
+    "aria-label": "Messages",
+    "aria-live": "polite",
+    tabindex: 0,
+  });
   list.addEventListener("scroll", () => {
     if (list.scrollTop < 60) void loadOlder();
   });
@@ -314,7 +552,25 @@ function renderRoom(): void {
       h("div", { class: "present" }, "Here now: ", h("span", { id: "present" })),
     ),
     list,
-    composer(room.id),
+    composer({
+      id: "composer",
+      previewId: "preview",
+      label: "Message",
+      placeholder:
+        "Write a message (markdown: **bold**, _italic_, `code`, [links](https://…), @name)",
+      submitLabel: "Send",
+      me: s.username,
+      candidates: () => mentionCandidates(),
+      send: async (content) => {
+        try {
+          await s.api.post(room.id, content);
+        } catch (error) {
+          showError(error);
+          throw error;
+        }
+      },
+    }),
+    h("p", { id: "live-status", class: "visually-hidden", role: "status" }),
     callPanel(room.id),
   );
   renderPresence();
@@ -327,54 +583,6 @@ function renderPresence(): void {
   replaceChildren(
     target,
     present.map((name) => h("span", { class: "person" }, name)),
-  );
-}
-
-function composer(roomId: number): HTMLElement {
-  const text = h("textarea", {
-    id: "composer",
-    rows: 3,
-    placeholder: "Write a message (markdown: **bold**, _italic_, `code`, [links](https://…))",
-    "aria-label": "Message",
-  });
-  const preview = h("div", { id: "preview", class: "preview", hidden: true });
-  const send = async () => {
-    const content = text.value;
-    if (!content.trim()) return;
-    text.value = "";
-    preview.hidden = true;
-    try {
-      await session!.api.post(roomId, content);
-    } catch (error) {
-      text.value = content;
-      showError(error);
-    }
-  };
-  text.addEventListener("input", () => {
-    preview.hidden = text.value.trim() === "";
-    replaceChildren(
-      preview,
-      h("span", { class: "label" }, "Preview"),
-      renderContent(text.value, "markdown"),
-    );
-  });
-  text.addEventListener("keydown", (event) => {
-    if (event.key === "Enter" && !event.shiftKey) {
-      event.preventDefault();
-      void send();
-    }
-  });
-  return h(
-    "form",
-    {
-      class: "composer",
-      onsubmit: (event) => {
-        event.preventDefault();
-        void send();
-      },
-    },
-    preview,
-    h("div", { class: "row" }, text, h("button", { type: "submit" }, "Send")),
   );
 }
 

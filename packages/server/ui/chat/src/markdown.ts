@@ -1,8 +1,9 @@
 import MarkdownIt from "markdown-it";
+import { mentionPlugin } from "./mentions.js";
 
 // Raw HTML off: every `<` in a message is text. markdown-it also refuses javascript:, vbscript:,
 // file: and data: (except images) link targets, so its output is safe to insert as HTML.
-const md = new MarkdownIt({ html: false, linkify: true, breaks: true });
+const md = new MarkdownIt({ html: false, linkify: true, breaks: true }).use(mentionPlugin);
 
 // An image is never fetched (its host would learn who reads the message, when, from where): an
 // http(s) image is a link to it, its alt text (or address) the text; inside a link, or with any
@@ -20,12 +21,19 @@ md.renderer.rules.image = (tokens, idx, options, env, self) => {
   return `<a href="${md.utils.escapeHtml(src)}">${md.utils.escapeHtml(alt || src)}</a>`;
 };
 
-/** A message as HTML: markdown rendered; an html-format message (sanitized when stored) as text. */
-export function renderContent(content: string, format: "markdown" | "html"): HTMLElement {
+/**
+ * A message as HTML: markdown rendered (mentions marked, `me`'s own more strongly); an html-format
+ * message (sanitized when stored) as text.
+ */
+export function renderContent(
+  content: string,
+  format: "markdown" | "html",
+  me?: string,
+): HTMLElement {
   const element = document.createElement("div");
   element.className = "content";
   if (format === "markdown") {
-    element.innerHTML = md.render(content);
+    element.innerHTML = md.render(content, { me });
     for (const link of element.querySelectorAll("a")) {
       link.setAttribute("target", "_blank");
       link.setAttribute("rel", "noopener noreferrer");

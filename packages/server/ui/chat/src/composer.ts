@@ -1,0 +1,75 @@
+/**
+ * A message box: markdown with a live preview, Enter sends (Shift+Enter for a new line), and
+ * `@` completes the names of the room's people. The room's main box and a thread's reply box.
+ */
+import { h, replaceChildren } from "./dom.js";
+import { renderContent } from "./markdown.js";
+import { mentionCompletion } from "./mention-completion.js";
+
+export interface ComposerOptions {
+  /** The text box's id; the mention list's derives from it. */
+  id: string;
+  previewId: string;
+  label: string;
+  placeholder: string;
+  submitLabel: string;
+  me: string;
+  /** Names `@` offers. */
+  candidates(): Iterable<string>;
+  /** Sends; a failure puts the text back. */
+  send(content: string): Promise<void>;
+}
+
+export function composer(options: ComposerOptions): HTMLFormElement {
+  const text = h("textarea", {
+    id: options.id,
+    rows: 3,
+    placeholder: options.placeholder,
+    "aria-label": options.label,
+  });
+  // First, so that its Enter (take the name) comes before Enter (send).
+  const completion = mentionCompletion(text, options.id, options.candidates);
+  const preview = h("div", { id: options.previewId, class: "preview", hidden: true });
+  const send = async () => {
+    const content = text.value;
+    if (!content.trim()) return;
+    text.value = "";
+    preview.hidden = true;
+    try {
+      await options.send(content);
+    } catch {
+      text.value = content;
+    }
+  };
+  text.addEventListener("input", () => {
+    preview.hidden = text.value.trim() === "";
+    replaceChildren(
+      preview,
+      h("span", { class: "label" }, "Preview"),
+      renderContent(text.value, "markdown", options.me),
+    );
+  });
+  text.addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && !event.shiftKey && !completion.isOpen()) {
+      event.preventDefault();
+      void send();
+    }
+  });
+  return h(
+    "form",
+    {
+      class: "composer",
+      onsubmit: (event) => {
+        event.preventDefault();
+        void send();
+      },
+    },
+    preview,
+    h(
+      "div",
+      { class: "row" },
+      h("div", { class: "field" }, text, completion.list),
+      h("button", { type: "submit" }, options.submitLabel),
+    ),
+  );
+}
