@@ -468,4 +468,18 @@ describe("chat page in Chromium", { tags: ["chromium"] }, () => {
     expect(await a.locator(".message", { hasText: "ops@" }).locator(".mention").count()).toBe(0);
     expect(await accessibilityViolations(a)).toEqual([]);
   }, 60_000);
+
+  it("renders :shortcodes: as emoji in messages and the preview, never in code", async () => {
+    const room = await roomOfBoth("shortcodes");
+    const b = await inRoom(bob, room);
+    await post(alice, room, "shipped :tada: (not `:tada:`, and :no_such_code: stays)");
+    const content = b.locator(".message .content", { hasText: "shipped" });
+    await content.waitFor();
+    expect((await content.textContent())?.trim()).toBe(
+      "shipped 🎉 (not :tada:, and :no_such_code: stays)",
+    );
+    expect(await content.locator("code").textContent()).toBe(":tada:");
+    await b.locator("#composer").fill(":+1: ok");
+    await b.locator("#preview .content", { hasText: "👍 ok" }).waitFor();
+  }, 60_000);
 });
