@@ -622,6 +622,50 @@ describe("admin UI in Chromium", { tags: ["chromium"] }, () => {
     await screenshot("moderation");
   });
 
+  it("shows a flagged message's edits on its flag page, oldest first", async () => {
+    const room = await api<{ id: number }>("POST", "/api/rooms", { name: "edited" });
+    const message = await api<{ id: number }>("POST", `/api/rooms/${room.id}/messages`, {
+      content: "you are an idiot <b>really</b>",
+    });
+    await api("PATCH", `/api/rooms/${room.id}/messages/${message.id}`, {
+      content: "you are right",
+    });
+    const { items } = await api<{ items: { id: number; messageId: number }[] }>(
+      "GET",
+      "/api/admin/moderation/flags?status=pending&limit=200",
+    );
+    const flag = items.find((item) => item.messageId === message.id)!;
+    expect(flag).toBeDefined();
+
+    await signIn(`/admin/moderation/${flag.id}`);
+    await page.getByRole("heading", { name: "Edits (1)" }).waitFor();
+    const revisions = page.locator("#message-edits ol.revisions > li");
+    expect(await revisions.locator(".meta").allTextContents()).toEqual([
+      expect.stringMatching(/^Posted · /),
+      expect.stringMatching(/^Edit 1 \(current\) · /),
+    ]);
+    // Each version as written, as text.
+    expect(await revisions.locator("pre").allTextContents()).toEqual([
+      "you are an idiot <b>really</b>",
+      "you are right",
+    ]);
+    await expect.poll(() => page.locator("#message-content").textContent()).toBe("you are right");
+    expect(await accessibilityViolations()).toEqual([]);
+    await screenshot("flag-edits");
+
+    // A message never edited says so.
+    const plain = await api<{ id: number }>("POST", `/api/rooms/${room.id}/messages`, {
+      content: "a worthless idiot, unedited",
+    });
+    const after = await api<{ items: { id: number; messageId: number }[] }>(
+      "GET",
+      "/api/admin/moderation/flags?status=pending&limit=200",
+    );
+    const plainFlag = after.items.find((item) => item.messageId === plain.id)!;
+    await page.goto(`${origin}/admin/moderation/${plainFlag.id}`);
+    await page.locator("#message-edits", { hasText: "Not edited since it was posted." }).waitFor();
+  });
+
   interface Delivery {
     id: number;
     status: string;

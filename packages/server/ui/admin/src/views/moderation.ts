@@ -1,4 +1,9 @@
-import type { FlagReviewStatus, Message, ModerationFlag as Flag } from "@parley/client/browser";
+import type {
+  FlagReviewStatus,
+  Message,
+  MessageRevision,
+  ModerationFlag as Flag,
+} from "@parley/client/browser";
 import { isStatus, paginate } from "../api.js";
 import { link, type View, type ViewContext } from "../context.js";
 import { badge, busy, details, h, labelCells, replaceChildren, row, table, time } from "../dom.js";
@@ -162,6 +167,7 @@ export const flagView: View = async (context, [idText]) => {
 
   const holder = h("div", { id: "flag" });
   const messageHolder = h("div", { class: "message" }, h("p", null, "Loading the message…"));
+  const editsHolder = h("div", { id: "message-edits" });
   root.append(holder);
 
   const render = (current: Flag): void => {
@@ -189,10 +195,12 @@ export const flagView: View = async (context, [idText]) => {
       ]),
       h("h2", null, "Message"),
       messageHolder,
+      editsHolder,
       h("div", { class: "actions" }, reviewButtons(context, current, render)),
     );
   };
   render(flag);
+  void showEdits(context, flag, editsHolder);
 
   try {
     const { data } = await context.api("GET /api/rooms/{roomId}/messages/{messageId}", {
@@ -218,7 +226,11 @@ export const flagView: View = async (context, [idText]) => {
       ),
     );
   } catch (error) {
-    const message = isStatus(error, 404) ? "The message no longer exists." : context.fail(error);
+    const message = isStatus(error, 404)
+      ? "The message no longer exists."
+      : isStatus(error, 410)
+        ? "The message was deleted: its content and its edits are gone."
+        : context.fail(error);
     if (message !== undefined) {
       replaceChildren(
         messageHolder,
@@ -227,3 +239,61 @@ export const flagView: View = async (context, [idText]) => {
     }
   }
 };
+
+/**
+ * The message's versions, oldest first (revision 1 is what was posted, the last one what it says
+ * now), so a reviewer sees what an edit changed: an edit goes through moderation as a post does.
+ */
+async function showEdits(context: ViewContext, flag: Flag, holder: HTMLElement): Promise<void> {
+  let revisions: MessageRevision[];
+  try {
+    const { data } = await context.api("GET /api/rooms/{roomId}/messages/{messageId}/revisions", {
+      roomId: flag.roomId,
+      messageId: flag.messageId,
+    });
+    revisions = data.items;
+  } catch (error) {
+    // A message that is gone says so above.
+    if (isStatus(error, 404) || isStatus(error, 410)) return;
+    const message = context.fail(error);
+    if (message !== undefined)
+      replaceChildren(
+        holder,
+        h("p", { class: "error" }, `The edits could not be loaded: ${message}`),
+      );
+    return;
+  }
+  if (revisions.length <= 1) {
+    replaceChildren(holder, h("p", { class: "muted" }, "Not edited since it was posted."));
+    return;
+  }
+  const last = revisions.length;
+  replaceChildren(
+    holder,
+    h("h2", { id: "edits-title" }, `Edits (${last - 1})`),
+    h(
+      "ol",
+      { class: "revisions", "aria-labelledby": "edits-title" },
+      revisions.map((revision) =>
+        h(
+          "li",
+          { "data-revision": revision.revision },
+          h(
+            "p",
+            { class: "meta" },
+            revision.revision === 1
+              ? "Posted"
+              : revision.revision === last
+                ? `Edit ${revision.revision - 1} (current)`
+                : `Edit ${revision.revision - 1}`,
+            " · ",
+            time(revision.editedAt),
+            revision.contentFormat === "html" ? " · HTML" : "",
+          ),
+          // As sent, shown as text: a reviewer sees exactly what was written.
+          h("pre", { class: "revision-content" }, revision.content),
+        ),
+      ),
+    ),
+  );
+}
