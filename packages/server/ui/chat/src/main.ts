@@ -23,6 +23,7 @@ import {
 } from "./api.js";
 import { Call } from "./call.js";
 import { composer } from "./composer.js";
+import { pickEmoji } from "./emoji-picker.js";
 import { h, replaceChildren } from "./dom.js";
 import { messageItem, type MessageActions } from "./message-item.js";
 import { threadPanel, type ThreadPanel } from "./thread-panel.js";
@@ -136,6 +137,13 @@ async function start(token: string): Promise<void> {
       if (update({ id: messageId, roomId, threadId, deleted: true, deletedAt }))
         announce(`${frame.data.deletedBy} deleted a message.`);
     }
+    // REACTION_ADDED / REACTION_REMOVED `{roomId, messageId, emoji, username}`.
+    const event: string = frame.event;
+    if (
+      (event === "REACTION_ADDED" || event === "REACTION_REMOVED") &&
+      frame.roomId === session?.selected
+    )
+      onReaction(frame.data as unknown as ReactionData, event === "REACTION_ADDED");
     if (frame.event === "ROOM_DELETED") {
       session!.rooms = session!.rooms.filter((room) => room.id !== frame.roomId);
       if (session!.selected === frame.roomId) session!.selected = undefined;
@@ -171,6 +179,36 @@ function onMessage(roomId: number, message: Message): void {
   s.messages.set(message.id, message);
   list.append(render(message, true));
   if (stuck || message.sender.username === s.username) list.scrollTop = list.scrollHeight;
+}
+
+interface ReactionData {
+  messageId: number;
+  emoji: string;
+  username: string;
+}
+
+/** Someone reacted, or took a reaction back: the message's counts follow. */
+function onReaction({ messageId, emoji, username }: ReactionData, added: boolean): void {
+  const s = session!;
+  const known = s.messages.get(messageId) ?? s.replies.get(messageId);
+  if (known === undefined || isTombstone(known)) return;
+  const reactions = (known.reactions ?? []).map((reaction) => ({
+    ...reaction,
+    usernames: [...reaction.usernames],
+  }));
+  let reaction = reactions.find((candidate) => candidate.emoji === emoji);
+  if (added) {
+    if (!reaction) reactions.push((reaction = { emoji, count: 0, usernames: [] }));
+    reaction.count++;
+    if (reaction.usernames.length < 20 && !reaction.usernames.includes(username))
+      reaction.usernames.push(username);
+  } else if (reaction) {
+    reaction.count--;
+    reaction.usernames = reaction.usernames.filter((name) => name !== username);
+  }
+  show({ ...known, reactions: reactions.filter((candidate) => candidate.count > 0) });
+  if (username !== s.username)
+    announce(`${username} ${added ? "reacted" : "took back a reaction"} ${emoji}.`);
 }
 
 /** A reply: counted on its thread's first message, and shown if that thread is open. */
@@ -226,7 +264,7 @@ function show(item: ListItem): HTMLElement | undefined {
     element.replaceWith(next);
     if (hadFocus) {
       const again = focusedAction
-        ? next.querySelector<HTMLElement>(`[data-action="${focusedAction}"]`)
+        ? next.querySelector<HTMLElement>(`[data-action="${CSS.escape(focusedAction)}"]`)
         : null;
       (again ?? next).focus();
       answer = next;
@@ -290,6 +328,7 @@ function render(item: ListItem, main: boolean): HTMLElement {
       const call = on ? s.api.react : s.api.unreact;
       call(message.roomId, message.id, emoji).catch(showError);
     },
+    pickEmoji,
     fail: showError,
     replace: (message) => show(message),
   };

@@ -27,6 +27,7 @@ export function reactionBar(message: Message, actions: ReactionActions): HTMLEle
           class: "reaction",
           "aria-pressed": String(mine),
           "data-emoji": reaction.emoji,
+          "data-action": `reaction:${reaction.emoji}`,
           "aria-label": `${reaction.emoji} ${reaction.count}${mine ? ", yours" : ""}`,
           title: who,
           onclick: () => actions.react(message, reaction.emoji, !mine),
