@@ -482,4 +482,40 @@ describe("chat page in Chromium", { tags: ["chromium"] }, () => {
     await b.locator("#composer").fill(":+1: ok");
     await b.locator("#preview .content", { hasText: "👍 ok" }).waitFor();
   }, 60_000);
+
+  it("catches up after a reconnect on the edits and deletions made while it was away", async () => {
+    const room = await roomOfBoth("away");
+    const edited = await post(alice, room, "draft wording");
+    const removed = await post(alice, room, "to be removed");
+    const b = await inRoom(bob, room);
+    await b.locator(".message", { hasText: "to be removed" }).waitFor();
+
+    await b.context().setOffline(true);
+    await b.evaluate(() => {
+      for (const socket of (window as unknown as { __sockets: WebSocket[] }).__sockets)
+        socket.close();
+    });
+    await b.locator("#banner").waitFor({ state: "visible" });
+    // The stream's resume replays created messages only: these two come from ?updatedSince=.
+    for (const [method, url, payload] of [
+      ["PATCH", `/api/rooms/${room}/messages/${edited}`, { content: "final wording" }],
+      ["DELETE", `/api/rooms/${room}/messages/${removed}`, undefined],
+    ] as const) {
+      const res = await t.app.inject({
+        method,
+        url,
+        headers: alice.headers,
+        ...(payload ? { payload } : {}),
+      });
+      expect(res.statusCode, res.body).toBeLessThan(300);
+    }
+    await b.context().setOffline(false);
+    await b.locator("#banner").waitFor({ state: "hidden", timeout: 15_000 });
+    await b
+      .locator(`[data-message-id="${edited}"] .content`, { hasText: "final wording" })
+      .waitFor({ timeout: 5_000 });
+    await b
+      .locator(`[data-message-id="${removed}"]`, { hasText: "message deleted" })
+      .waitFor({ timeout: 5_000 });
+  }, 60_000);
 });
