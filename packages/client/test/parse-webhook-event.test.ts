@@ -42,6 +42,8 @@ describe("parseWebhookEvent", () => {
         deletedAt: "2026-11-22T10:00:00.000Z",
         threadId: null,
       },
+      REACTION_ADDED: { roomId: 12, messageId: 345, emoji: "🎉", username: "ann" },
+      REACTION_REMOVED: { roomId: 12, messageId: 345, emoji: "👍", username: "ann" },
       USER_JOINED_ROOM: { roomId: 1, username: "ann", via: "membership" },
       USER_LEFT_ROOM: { roomId: 1, username: "ann", via: "presence" },
       ROOM_CREATED: { roomId: 1, createdBy: "ann", convertedFromDm: true },

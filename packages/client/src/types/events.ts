@@ -12,6 +12,8 @@ export const EVENT_NAMES = [
   "MESSAGE_CREATED",
   "MESSAGE_UPDATED",
   "MESSAGE_DELETED",
+  "REACTION_ADDED",
+  "REACTION_REMOVED",
   "USER_JOINED_ROOM",
   "USER_LEFT_ROOM",
   "ROOM_CREATED",
@@ -69,6 +71,16 @@ export interface MessageDeletedData {
   deletedAt: string;
   /** The thread's top-level message when it was a reply; null at top level. */
   threadId: number | null;
+}
+
+/** A member added (REACTION_ADDED) or took back (REACTION_REMOVED) a reaction to a message. */
+export interface ReactionData {
+  roomId: number;
+  messageId: number;
+  /** The emoji as one Unicode character (a shortcode such as `tada` is stored as 🎉). */
+  emoji: string;
+  /** The member's username. */
+  username: string;
 }
 
 /**
@@ -161,6 +173,8 @@ export interface EventDataMap {
   MESSAGE_CREATED: MessageCreatedData;
   MESSAGE_UPDATED: MessageUpdatedData;
   MESSAGE_DELETED: MessageDeletedData;
+  REACTION_ADDED: ReactionData;
+  REACTION_REMOVED: ReactionData;
   USER_JOINED_ROOM: RoomMembershipData;
   USER_LEFT_ROOM: RoomMembershipData;
   ROOM_CREATED: RoomCreatedData;

@@ -122,6 +122,19 @@ export interface Routes {
     params: RoomId & { messageId: number };
     response: MessageRevisions;
   };
+  /**
+   * A member reacts (204, idempotent): `emoji` is one Unicode emoji or a shortcode name such as
+   * `tada`; fires REACTION_ADDED when the reaction is new.
+   */
+  "PUT /api/rooms/{roomId}/messages/{messageId}/reactions/{emoji}": {
+    params: RoomId & { messageId: number; emoji: string };
+    response: undefined;
+  };
+  /** A member takes a reaction back (204, idempotent); fires REACTION_REMOVED when it was there. */
+  "DELETE /api/rooms/{roomId}/messages/{messageId}/reactions/{emoji}": {
+    params: RoomId & { messageId: number; emoji: string };
+    response: undefined;
+  };
   /** Multipart: pass a `FormData` with a field named `file` as `data`. */
   "POST /api/rooms/{roomId}/files": { params: RoomId & { data: FormData }; response: UploadedFile };
 

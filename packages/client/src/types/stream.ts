@@ -6,6 +6,7 @@ import type {
   MessageCreatedData,
   MessageDeletedData,
   MessageUpdatedData,
+  ReactionData,
   RoomDeletedData,
   RoomMembershipData,
 } from "./events.js";
@@ -32,6 +33,7 @@ export interface StreamMessage {
   revision: number;
   editedAt: string | null;
   updatedAt: string;
+  reactions: Array<{ emoji: string; count: number; usernames: string[] }>;
   contentRaw: string;
   contentText: string;
   contentHtml: string;
@@ -41,6 +43,8 @@ export interface StreamEventDataMap {
   MESSAGE_CREATED: MessageCreatedData & { message: StreamMessage };
   MESSAGE_UPDATED: MessageUpdatedData & { message: StreamMessage };
   MESSAGE_DELETED: MessageDeletedData;
+  REACTION_ADDED: ReactionData;
+  REACTION_REMOVED: ReactionData;
   USER_JOINED_ROOM: RoomMembershipData;
   USER_LEFT_ROOM: RoomMembershipData;
   ROOM_DELETED: RoomDeletedData;

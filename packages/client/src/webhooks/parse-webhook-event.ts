@@ -33,6 +33,13 @@ const DATA_FIELDS: { readonly [E in DeliverableEvent]: Readonly<Record<string, F
     deletedAt: "string",
     threadId: "integer|null",
   },
+  REACTION_ADDED: { roomId: "integer", messageId: "integer", emoji: "string", username: "string" },
+  REACTION_REMOVED: {
+    roomId: "integer",
+    messageId: "integer",
+    emoji: "string",
+    username: "string",
+  },
   USER_JOINED_ROOM: { roomId: "integer", username: "string", via: "string" },
   USER_LEFT_ROOM: { roomId: "integer", username: "string", via: "string" },
   ROOM_CREATED: { roomId: "integer", createdBy: "string", convertedFromDm: "true?" },

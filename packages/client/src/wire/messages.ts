@@ -67,6 +67,14 @@ export const MODERATION_STATUSES = [
 export const ModerationStatusSchema = StringEnum(MODERATION_STATUSES);
 export type ModerationStatus = Static<typeof ModerationStatusSchema>;
 
+/** The members who reacted to a message with one emoji. */
+export const MessageReactionSchema = Type.Object({
+  emoji: Type.String({ description: "one Unicode emoji (a shortcode is stored as its emoji)" }),
+  count: Type.Integer({ minimum: 1 }),
+  usernames: Type.Array(Type.String(), { description: "the first 20 who reacted, oldest first" }),
+});
+export type MessageReaction = Static<typeof MessageReactionSchema>;
+
 const storedMessageProperties = {
   id: Id(),
   roomId: Id(),
@@ -82,7 +90,11 @@ const storedMessageProperties = {
   revision: Type.Integer({ minimum: 1, description: "1 for the original; each edit adds one" }),
   editedAt: Nullable(Timestamp()),
   updatedAt: Timestamp({
-    description: "its creation, then its latest change: edit, delete, a reply in its thread",
+    description:
+      "its creation, then its latest change: edit, delete, reaction, a reply in its thread",
+  }),
+  reactions: Type.Array(MessageReactionSchema, {
+    description: "one entry per emoji, in the order each was first used",
   }),
 };
 
@@ -123,6 +135,19 @@ export const ListMessagesParamsSchema = Type.Object({
   ),
 });
 export type ListMessagesParams = Static<typeof ListMessagesParamsSchema>;
+
+/** `.../reactions/{emoji}`: the message and the emoji, URL-encoded. */
+export const ReactionParamsSchema = Type.Object({
+  roomId: Id(),
+  messageId: Id(),
+  emoji: Type.String({
+    minLength: 1,
+    maxLength: 128,
+    description:
+      "one Unicode emoji (URL-encoded) or a shortcode name such as tada or +1 (else 400 invalid_emoji)",
+  }),
+});
+export type ReactionParams = Static<typeof ReactionParamsSchema>;
 
 /** One version of a message. */
 export const MessageRevisionSchema = Type.Object({

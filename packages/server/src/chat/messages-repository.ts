@@ -301,8 +301,8 @@ export async function listRevisions(
 }
 
 /**
- * A delete: every revision is deleted and the content emptied, the row kept as a tombstone (its
- * id is never reused and its thread keeps its shape).
+ * A delete: every revision and reaction is deleted and the content emptied, the row kept as a
+ * tombstone (its id is never reused and its thread keeps its shape).
  */
 export async function eraseMessage(
   db: Kysely<Database>,
@@ -310,6 +310,7 @@ export async function eraseMessage(
   now: number,
 ): Promise<void> {
   await db.deleteFrom("message_revisions").where("message_id", "=", messageId).execute();
+  await db.deleteFrom("message_reactions").where("message_id", "=", messageId).execute();
   await db
     .updateTable("messages")
     .set({ content: "", deleted_at: now, updated_at: now })
@@ -361,7 +362,7 @@ export async function recordReply(
   return Number(result.numUpdatedRows) === 1;
 }
 
-/** Something in the message's thread changed (a reply was deleted). */
+/** Something about the message changed (a reaction, a reply of its thread deleted). */
 export async function touchMessage(
   db: Kysely<Database>,
   messageId: number,

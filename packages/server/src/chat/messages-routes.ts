@@ -9,6 +9,7 @@ import {
   MessageSchema,
   PageOf,
   PostMessageParamsSchema,
+  ReactionParamsSchema,
   StoredMessageSchema,
 } from "@parley/client/wire";
 import type { MessageListItem } from "@parley/client/wire";
@@ -37,6 +38,7 @@ import {
   postRoomMessage,
   representMessage,
 } from "./messages-service.js";
+import { setReaction } from "./react-to-message.js";
 import { roomForMember } from "./room-access.js";
 
 /** 16384 UTF-8 bytes of content can take six times as many once JSON escapes them (\u0001). */
@@ -214,6 +216,38 @@ export const messagesRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
       return reply.code(204).send();
     },
   );
+
+  for (const present of [true, false]) {
+    app.route({
+      method: present ? "PUT" : "DELETE",
+      url: "/api/rooms/:roomId/messages/:messageId/reactions/:emoji",
+      onRequest: anyUser,
+      schema: {
+        tags,
+        security,
+        summary: present
+          ? "React to a message with an emoji (members; idempotent; fires REACTION_ADDED when the reaction is new)"
+          : "Take back your reaction (members; idempotent; fires REACTION_REMOVED when it was there)",
+        description:
+          "{emoji} is one Unicode emoji, URL-encoded, or a shortcode name such as tada or +1, stored as its emoji; " +
+          "anything else answers 400 invalid_emoji. A message has at most 20 different emoji (400 too_many_reactions). " +
+          "A deleted message answers 410 message_deleted. A change moves the message's updatedAt.",
+        params: ReactionParamsSchema,
+        response: {
+          204: { type: "null" },
+          400: problemSchema,
+          404: problemSchema,
+          410: problemSchema,
+          ...authErrors,
+        },
+      },
+      handler: async (request, reply) => {
+        const params = request.params as Static<typeof ReactionParamsSchema>;
+        await setReaction(ctx, request.principal, params, present);
+        return reply.code(204).send();
+      },
+    });
+  }
 
   app.get(
     "/api/rooms/:roomId/messages/:messageId/revisions",

@@ -25,6 +25,7 @@ import type { MessageContent } from "./content-rules.js";
 import { deleteMessage } from "./delete-message.js";
 import { editMessage } from "./edit-message.js";
 import { postMessage } from "./post-message.js";
+import { listReactionSummaries, type ReactionSummary } from "./reactions-repository.js";
 import { renderMessage } from "./rendering/render-message.js";
 import { findLiveRoom, roomForMember } from "./room-access.js";
 import { readDisplayName } from "./users-repository.js";
@@ -43,8 +44,11 @@ function isoOrNull(epochMs: number | null): string | null {
   return epochMs === null ? null : isoTime(Number(epochMs));
 }
 
-/** A message of a list: its view, or its tombstone once deleted. */
-export function toListItem(row: MessageViewRow): MessageListItem {
+/** A message of a list: its view (with its reactions), or its tombstone once deleted. */
+export function toListItem(
+  row: MessageViewRow,
+  reactions: readonly ReactionSummary[] = [],
+): MessageListItem {
   if (row.deleted_at !== null) {
     return {
       id: row.id,
@@ -54,14 +58,36 @@ export function toListItem(row: MessageViewRow): MessageListItem {
       deletedAt: isoTime(Number(row.deleted_at)),
     };
   }
-  return toMessageView(row);
+  return toMessageView(row, reactions);
+}
+
+/** The messages of a list with their reactions (one query for the page). */
+async function toListItems(
+  ctx: AppContext,
+  rows: readonly MessageViewRow[],
+): Promise<MessageListItem[]> {
+  const live = rows.filter((row) => row.deleted_at === null).map((row) => row.id);
+  const reactions = await listReactionSummaries(ctx.db, live);
+  return rows.map((row) => toListItem(row, reactions.get(row.id)));
+}
+
+/** One message's view with its reactions. */
+export async function viewWithReactions(
+  ctx: Pick<AppContext, "db">,
+  row: MessageViewRow,
+): Promise<MessageView> {
+  const reactions = await listReactionSummaries(ctx.db, [row.id]);
+  return toMessageView(row, reactions.get(row.id));
 }
 
 function messageGone(messageId: number): AppError {
   return new AppError("message_deleted", `message ${messageId} was deleted`);
 }
 
-export function toMessageView(row: MessageViewRow): MessageView {
+export function toMessageView(
+  row: MessageViewRow,
+  reactions: readonly ReactionSummary[] = [],
+): MessageView {
   const integration = row.sender_user_id === null;
   return {
     id: row.id,
@@ -92,6 +118,7 @@ export function toMessageView(row: MessageViewRow): MessageView {
     revision: Number(row.revision),
     editedAt: isoOrNull(row.edited_at),
     updatedAt: isoTime(Number(row.updated_at)),
+    reactions: reactions.map((reaction) => ({ ...reaction, usernames: [...reaction.usernames] })),
   };
 }
 
@@ -133,6 +160,7 @@ export async function postRoomMessage(
       displayName,
     },
   });
+  // A new message has no reactions yet.
   return toMessageView(await readMessageViewRow(ctx.db, posted.id));
 }
 
@@ -158,7 +186,8 @@ export async function listMessages(
     limit: page.limit,
     hiddenStatuses: actor.role === "admin" ? [] : HIDDEN_STATUSES,
   });
-  return keysetSlice(rows, page.limit, toListItem);
+  const slice = keysetSlice(rows, page.limit, (row) => row);
+  return { ...slice, items: await toListItems(ctx, slice.items) };
 }
 
 /** A page of changes and where the next one continues (the last item's change). */
@@ -192,7 +221,8 @@ export async function listMessageChanges(
     limit: page.limit,
     hiddenStatuses: actor.role === "admin" ? [] : HIDDEN_STATUSES,
   });
-  const slice = keysetSlice(rows, page.limit, toListItem);
+  const rowSlice = keysetSlice(rows, page.limit, (row) => row);
+  const slice = { ...rowSlice, items: await toListItems(ctx, rowSlice.items) };
   const lastRow = slice.hasMore ? rows[page.limit - 1] : undefined;
   return {
     ...slice,
@@ -242,7 +272,7 @@ export async function getMessage(
   messageId: number,
 ): Promise<MessageView> {
   const row = await readableMessage(ctx, actor, roomId, messageId);
-  return toMessageView(row);
+  return viewWithReactions(ctx, row);
 }
 
 /** The message as getMessage() finds it for `actor`, or the error it answers. */
@@ -327,7 +357,7 @@ export async function editRoomMessage(
     contentFormat: message.format,
     editor: { userId: actor.userId, username: actor.username },
   });
-  return toMessageView(await readMessageViewRow(ctx.db, messageId));
+  return viewWithReactions(ctx, await readMessageViewRow(ctx.db, messageId));
 }
 
 /**

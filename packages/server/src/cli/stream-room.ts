@@ -29,6 +29,10 @@ export function describeFrame(frame: StreamEventFrame): string {
     }
     case "MESSAGE_DELETED":
       return `${frame.data.deletedAt} #${frame.data.messageId} deleted by ${frame.data.deletedBy}`;
+    case "REACTION_ADDED":
+      return `${new Date().toISOString()} #${frame.data.messageId} ${frame.data.username} reacted ${frame.data.emoji}`;
+    case "REACTION_REMOVED":
+      return `${new Date().toISOString()} #${frame.data.messageId} ${frame.data.username} took back ${frame.data.emoji}`;
     case "USER_JOINED_ROOM":
       return `${new Date().toISOString()} ${frame.data.username} joined (${frame.data.via})`;
     case "USER_LEFT_ROOM":

@@ -92,6 +92,15 @@ export interface MessageRevisionsTable {
   edited_at: number;
 }
 
+/** A member's reaction to a message: one row per message, emoji and user (the primary key). */
+export interface MessageReactionsTable {
+  message_id: number;
+  /** One Unicode emoji (a shortcode is stored as its emoji). */
+  emoji: string;
+  user_id: number;
+  created_at: number;
+}
+
 export interface FilesTable {
   id: Generated<number>;
   room_id: number;
@@ -270,6 +279,7 @@ export interface Database {
   room_members: RoomMembersTable;
   messages: MessagesTable;
   message_revisions: MessageRevisionsTable;
+  message_reactions: MessageReactionsTable;
   files: FilesTable;
   moderation_flags: ModerationFlagsTable;
   webhooks: WebhooksTable;

@@ -45,6 +45,11 @@ export const ERROR_CATALOGUE = {
     status: 400,
     title: "threadId must be a top-level, not deleted message of the same room",
   },
+  invalid_emoji: {
+    status: 400,
+    title: "A reaction is one Unicode emoji or a known shortcode name such as tada",
+  },
+  too_many_reactions: { status: 400, title: "A message has at most 20 different reactions" },
   // Any other 4xx from the HTTP layer (a malformed URL, a broken Content-Length), its status kept.
   bad_request: { status: 400, title: "The request is malformed" },
   // 401 / 403

@@ -18,6 +18,7 @@ import type {
   MessageDeletedData,
   MessageUpdatedData,
   ModerationEventData,
+  ReactionData,
   RoomCreatedData,
   RoomDeletedData,
   RoomMembershipData,
@@ -83,6 +84,14 @@ export const eventData = {
       deletedBy: input.deletedBy,
       deletedAt: isoTime(input.deletedAt),
       threadId: input.threadId,
+    };
+  },
+  reaction(input: ReactionData): ReactionData {
+    return {
+      roomId: input.roomId,
+      messageId: input.messageId,
+      emoji: input.emoji,
+      username: input.username,
     };
   },
   roomMembership(input: {
@@ -196,6 +205,8 @@ export const EVENT_AUDIENCE = {
   MESSAGE_CREATED: { outbound: "subscribers-outside-dms", stream: "room" },
   MESSAGE_UPDATED: { outbound: "subscribers-outside-dms", stream: "room" },
   MESSAGE_DELETED: { outbound: "subscribers-outside-dms", stream: "room" },
+  REACTION_ADDED: { outbound: "subscribers-outside-dms", stream: "room" },
+  REACTION_REMOVED: { outbound: "subscribers-outside-dms", stream: "room" },
   USER_JOINED_ROOM: { outbound: "subscribers-outside-dms", stream: "room" },
   USER_LEFT_ROOM: { outbound: "subscribers-outside-dms", stream: "room" },
   ROOM_CREATED: { outbound: "subscribers-outside-dms", stream: "none" },
@@ -257,6 +268,16 @@ export const EVENT_TYPES: {
     description:
       "A message was deleted by its author or an admin: its content and every revision are erased, and fetching it answers 410. threadId names its thread when it was a reply.",
     sample: { roomId: 3, messageId: 42, deletedBy: "ada", deletedAt: SAMPLE_TIME, threadId: null },
+  },
+  REACTION_ADDED: {
+    description:
+      "A member reacted to a message with an emoji (stored as its Unicode character, a shortcode such as tada as 🎉). Fires only when the reaction is new.",
+    sample: { roomId: 3, messageId: 42, emoji: "🎉", username: "ada" },
+  },
+  REACTION_REMOVED: {
+    description:
+      "A member took back their reaction to a message. Fires only when the reaction was there.",
+    sample: { roomId: 3, messageId: 42, emoji: "🎉", username: "ada" },
   },
   USER_JOINED_ROOM: {
     description:

@@ -8,8 +8,10 @@ import {
   HIDDEN_STATUSES,
   representMessage,
   toMessageView,
+  viewWithReactions,
   type MessageRepresentation,
 } from "../chat/messages-service.js";
+import { listReactionSummaries, type ReactionSummary } from "../chat/reactions-repository.js";
 import { isHidden } from "../chat/message-visibility.js";
 import type { Database } from "../db/schema.js";
 import { eventData, type MessageCreatedData } from "../events/event-catalogue.js";
@@ -28,7 +30,7 @@ export async function loadFullMessage(
   const row = await findMessageViewRow(db, messageId);
   // Hidden or deleted since its event: nothing of it goes out.
   if (!row || row.deleted_at !== null || isHidden(row.moderation_status)) return undefined;
-  return representMessage(toMessageView(row), "full");
+  return representMessage(await viewWithReactions({ db }, row), "full");
 }
 
 /**
@@ -56,7 +58,7 @@ export async function messagesAfter(
     limit,
     hiddenStatuses: HIDDEN_STATUSES,
   });
-  return rows.map(resumed);
+  return withReactions(db, rows);
 }
 
 /** The visible messages of a room among `ids`, in id order. */
@@ -70,15 +72,29 @@ export async function messagesByIds(
     ids,
     hiddenStatuses: HIDDEN_STATUSES,
   });
-  return rows.map(resumed);
+  return withReactions(db, rows);
 }
 
-function resumed(row: MessageViewRow): ResumedMessage {
-  return { messageId: row.id, data: () => toFrameData(row) };
+/** A page of resumed messages, their reactions read in one query. */
+async function withReactions(
+  db: Kysely<Database>,
+  rows: readonly MessageViewRow[],
+): Promise<ResumedMessage[]> {
+  const reactions = await listReactionSummaries(
+    db,
+    rows.map((row) => row.id),
+  );
+  return rows.map((row) => ({
+    messageId: row.id,
+    data: () => toFrameData(row, reactions.get(row.id)),
+  }));
 }
 
-function toFrameData(row: MessageViewRow): MessageFrameData {
-  const view = toMessageView(row);
+function toFrameData(
+  row: MessageViewRow,
+  reactions: readonly ReactionSummary[] | undefined,
+): MessageFrameData {
+  const view = toMessageView(row, reactions);
   return {
     ...eventData.messageCreated({
       roomId: view.roomId,

@@ -32,6 +32,7 @@ import {
   ListMessagesParamsSchema,
   MessageListItemSchema,
   MessageRevisionsSchema,
+  ReactionParamsSchema,
   IngestTokenParamsSchema,
   IssuedTokenSchema,
   IssueTokenParamsSchema,
@@ -164,6 +165,14 @@ export const WIRE_ROUTES = {
     status: 200,
     params: IdParams("roomId", "messageId"),
     response: MessageRevisionsSchema,
+  },
+  "PUT /api/rooms/{roomId}/messages/{messageId}/reactions/{emoji}": {
+    status: 204,
+    params: ReactionParamsSchema,
+  },
+  "DELETE /api/rooms/{roomId}/messages/{messageId}/reactions/{emoji}": {
+    status: 204,
+    params: ReactionParamsSchema,
   },
   "POST /api/rooms/{roomId}/files": {
     status: 201,

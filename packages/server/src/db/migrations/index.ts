@@ -11,6 +11,7 @@ import { dueIndexesPartial } from "./009-due-indexes-partial.js";
 import { endpointCircuit } from "./010-endpoint-circuit.js";
 import { deliveryLeaseIndex } from "./011-delivery-lease-index.js";
 import { messagesThatLive } from "./012-messages-that-live.js";
+import { messageReactions } from "./013-message-reactions.js";
 
 /** Every migration, in order. Names sort; never rename or edit one that has shipped. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -26,4 +27,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "010-endpoint-circuit": endpointCircuit,
   "011-delivery-lease-index": deliveryLeaseIndex,
   "012-messages-that-live": messagesThatLive,
+  "013-message-reactions": messageReactions,
 };

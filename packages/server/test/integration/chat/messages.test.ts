@@ -96,6 +96,7 @@ describeEachDialect("messages on $name", (dialect) => {
         revision: 1,
         editedAt: null,
         updatedAt: message.createdAt,
+        reactions: [],
       });
       expect(seen.events).toEqual([
         [

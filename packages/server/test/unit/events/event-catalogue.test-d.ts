@@ -7,6 +7,8 @@ interface BuiltData {
   MESSAGE_CREATED: ReturnType<typeof eventData.messageCreated>;
   MESSAGE_UPDATED: ReturnType<typeof eventData.messageUpdated>;
   MESSAGE_DELETED: ReturnType<typeof eventData.messageDeleted>;
+  REACTION_ADDED: ReturnType<typeof eventData.reaction>;
+  REACTION_REMOVED: ReturnType<typeof eventData.reaction>;
   USER_JOINED_ROOM: ReturnType<typeof eventData.roomMembership>;
   USER_LEFT_ROOM: ReturnType<typeof eventData.roomMembership>;
   ROOM_CREATED: ReturnType<typeof eventData.roomCreated>;

@@ -89,6 +89,18 @@ describe("event catalogue", () => {
     });
   });
 
+  it("builds REACTION_ADDED and REACTION_REMOVED data with exactly their fields", () => {
+    expect(
+      eventData.reaction({
+        roomId: 1,
+        messageId: 2,
+        emoji: "🎉",
+        username: "ada",
+        content: "secret plans",
+      } as Parameters<typeof eventData.reaction>[0]),
+    ).toEqual({ roomId: 1, messageId: 2, emoji: "🎉", username: "ada" });
+  });
+
   it("copies only documented fields, so extra input (such as content) never reaches a payload", () => {
     const input = {
       roomId: 1,
