@@ -350,6 +350,7 @@ describe("chat page in Chromium", { tags: ["chromium"] }, () => {
     // Escape leaves an edit without saving.
     await onA.getByRole("button", { name: "Edit" }).click();
     await a.getByRole("textbox", { name: "Edit message" }).fill("never saved");
+    expect(await accessibilityViolations(a)).toEqual([]);
     await a.getByRole("textbox", { name: "Edit message" }).press("Escape");
     expect(await onA.locator(".content").textContent()).toContain("deploy at 6");
 
@@ -357,6 +358,7 @@ describe("chat page in Chromium", { tags: ["chromium"] }, () => {
     await onA.getByRole("button", { name: "Delete" }).click();
     await a.getByRole("button", { name: "Cancel" }).click();
     await onA.getByRole("button", { name: "Delete" }).click();
+    expect(await accessibilityViolations(a)).toEqual([]);
     await a.getByRole("button", { name: "Delete message" }).click();
     await onB.getByText("message deleted").waitFor({ timeout: 2_000 });
     expect(await onB.textContent()).not.toContain("deploy at");

@@ -243,11 +243,17 @@ function update(item: ListItem): boolean {
   if (isTombstone(item) && item.threadId === null && known.replyCount > 0)
     s.tombstoneReplies.set(item.id, known.replyCount);
   noteChange(changedAt(item));
-  // Keep what the frame does not carry (a reply count that grew meanwhile).
-  show(
-    isTombstone(item) ? item : { ...item, replyCount: Math.max(item.replyCount, known.replyCount) },
-  );
+  show(isTombstone(item) ? item : merged(known, item));
   return true;
+}
+
+/** `item` with what it may lack kept from `known`: a reply count that grew meanwhile, reactions. */
+function merged(known: Message, item: Message): Message {
+  return {
+    ...item,
+    replyCount: Math.max(item.replyCount, known.replyCount),
+    reactions: item.reactions ?? known.reactions,
+  };
 }
 
 /** Keeps `item` and redraws it wherever it shows; answers the element where focus was, or the first. */
@@ -257,6 +263,8 @@ function show(item: ListItem): HTMLElement | undefined {
   if (s.replies.has(item.id)) s.replies.set(item.id, item);
   let answer: HTMLElement | undefined;
   for (const element of document.querySelectorAll<HTMLElement>(`[data-message-id="${item.id}"]`)) {
+    // Not under the author's hands: an open edit box or delete question stays; `refresh` after.
+    if (element.querySelector("form.edit, .confirm")) continue;
     const inThread = element.closest("#thread") !== null;
     const next = render(item, !inThread);
     const hadFocus = element.contains(document.activeElement);
@@ -330,7 +338,14 @@ function render(item: ListItem, main: boolean): HTMLElement {
     },
     pickEmoji,
     fail: showError,
-    replace: (message) => show(message),
+    replace: (message) => {
+      const known = s.messages.get(message.id) ?? s.replies.get(message.id);
+      return show(known && !isTombstone(known) ? merged(known, message) : message);
+    },
+    refresh: (id) => {
+      const known = s.messages.get(id) ?? s.replies.get(id);
+      if (known) show(known);
+    },
   };
   const replyCount = isTombstone(item) ? (s.tombstoneReplies.get(item.id) ?? 0) : 0;
   return messageItem(item, actions, replyCount);

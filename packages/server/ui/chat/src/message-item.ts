@@ -19,8 +19,10 @@ export interface MessageActions extends ReactionActions {
   openThread?: (message: Message) => void;
   /** Shows a failure (the API's own words). */
   fail(error: unknown): void;
-  /** Shows the message as it now is in place of `element` (after an edit). */
-  replace(message: ListItem): HTMLElement | undefined;
+  /** Shows the message as it now is (after an edit); answers its element. */
+  replace(message: Message): HTMLElement | undefined;
+  /** Redraws a message from what the page knows now (after an edit box or question closes). */
+  refresh(messageId: number): void;
 }
 
 export function messageItem(item: ListItem, actions: MessageActions, replyCount = 0): HTMLElement {
@@ -148,6 +150,7 @@ function startEditing(
   const cancel = () => {
     form.replaceWith(content);
     article.querySelector<HTMLElement>('[data-action="edit"]')?.focus();
+    actions.refresh(message.id);
   };
   const save = async () => {
     const next = box.value;
@@ -156,7 +159,12 @@ function startEditing(
     box.disabled = true;
     try {
       const updated = await actions.edit(message, next);
-      actions.replace(updated)?.querySelector<HTMLElement>('[data-action="edit"]')?.focus();
+      const container = article.parentElement;
+      form.replaceWith(content);
+      actions.replace(updated);
+      container
+        ?.querySelector<HTMLElement>(`[data-message-id="${message.id}"] [data-action="edit"]`)
+        ?.focus();
     } catch (error) {
       box.disabled = false;
       box.focus();
@@ -201,11 +209,13 @@ function confirmDelete(toolbar: HTMLElement, message: Message, actions: MessageA
   const restore = () => {
     replaceChildren(toolbar, saved);
     toolbar.querySelector<HTMLElement>('[data-action="delete"]')?.focus();
+    actions.refresh(message.id);
   };
   const yes = h("button", { type: "button", class: "danger" }, "Delete message");
   const no = h("button", { type: "button", class: "secondary" }, "Cancel");
   yes.addEventListener("click", () => {
-    yes.disabled = true;
+    // The question goes: the message's redraw (as a tombstone) is no longer held back by it.
+    replaceChildren(toolbar, h("span", { class: "hint" }, "Deleting…"));
     actions.remove(message).catch((error: unknown) => {
       restore();
       actions.fail(error);
