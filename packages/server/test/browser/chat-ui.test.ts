@@ -464,8 +464,14 @@ describe("chat page in Chromium", { tags: ["chromium"] }, () => {
     expect(await onB.getAttribute("class")).toBe("mention");
     await a.screenshot({ path: `${SCREENSHOTS}mention.png` });
 
-    // An e-mail address is no mention.
-    await post(bob, room, "write to ops@alice.example");
+    // Any case, and a sentence's full stop is not part of the name.
+    await post(bob, room, "ping @Alice.");
+    const ping = a.locator(".message", { hasText: "ping" }).locator(".content");
+    await ping.locator(".mention-me").waitFor();
+    expect(await ping.locator(".mention-me").textContent()).toBe("@Alice");
+    expect((await ping.textContent())?.trim()).toBe("ping @Alice.");
+    // An e-mail address or a bare URL is no mention.
+    await post(bob, room, "write to ops@alice.example or see https://git.example/@alice");
     await a.locator(".message", { hasText: "ops@" }).waitFor();
     expect(await a.locator(".message", { hasText: "ops@" }).locator(".mention").count()).toBe(0);
     expect(await accessibilityViolations(a)).toEqual([]);
@@ -519,5 +525,64 @@ describe("chat page in Chromium", { tags: ["chromium"] }, () => {
     await b
       .locator(`[data-message-id="${removed}"]`, { hasText: "message deleted" })
       .waitFor({ timeout: 5_000 });
+  }, 60_000);
+
+  it("reacts through a picker with search; each sees the other's reactions live", async () => {
+    const room = await roomOfBoth("reactions");
+    const id = await post(alice, room, "ship it");
+    const a = await inRoom(alice, room);
+    const b = await inRoom(bob, room);
+    const onA = a.locator(`#messages [data-message-id="${id}"]`);
+    const onB = b.locator(`#messages [data-message-id="${id}"]`);
+
+    // bob opens the picker: focus in its search; "tada" then Enter takes 🎉.
+    await onB.getByRole("button", { name: "Add reaction" }).click();
+    const picker = b.getByRole("dialog", { name: "Pick a reaction" });
+    await picker.waitFor();
+    expect(await b.evaluate(() => document.activeElement?.getAttribute("aria-label"))).toBe(
+      "Search emoji",
+    );
+    expect(await accessibilityViolations(b)).toEqual([]);
+    await picker.getByRole("searchbox", { name: "Search emoji" }).fill("tad");
+    expect(await picker.getByRole("button").first().textContent()).toBe("🎉");
+    await b.keyboard.press("Enter");
+    await picker.waitFor({ state: "detached" });
+    await onA.getByRole("button", { name: "🎉 1", exact: true }).waitFor({ timeout: 2_000 });
+    await onB.getByRole("button", { name: "🎉 1, yours" }).waitFor();
+    expect(await onB.locator('[data-emoji="🎉"]').getAttribute("aria-pressed")).toBe("true");
+
+    // alice adds hers by clicking the same reaction; bob sees the count grow.
+    await onA.getByRole("button", { name: "🎉 1", exact: true }).click();
+    await onB.getByRole("button", { name: "🎉 2, yours" }).waitFor({ timeout: 2_000 });
+    // bob takes his back: alice sees it go down, and his button is no longer pressed.
+    await onB.getByRole("button", { name: "🎉 2, yours" }).click();
+    await onA.getByRole("button", { name: "🎉 1, yours" }).waitFor({ timeout: 2_000 });
+    await onB.getByRole("button", { name: "🎉 1", exact: true }).waitFor();
+
+    // A reaction that comes while alice edits leaves her edit box as it is; it shows after.
+    await onA.getByRole("button", { name: "Edit" }).click();
+    await a.getByRole("textbox", { name: "Edit message" }).fill("ship it today");
+    await t.app.inject({
+      method: "PUT",
+      url: `/api/rooms/${room}/messages/${id}/reactions/rocket`,
+      headers: bob.headers,
+    });
+    await onB.getByRole("button", { name: "🚀 1, yours" }).waitFor({ timeout: 2_000 });
+    expect(await a.getByRole("textbox", { name: "Edit message" }).inputValue()).toBe(
+      "ship it today",
+    );
+    await a.getByRole("textbox", { name: "Edit message" }).press("Escape");
+    await onA.getByRole("button", { name: "🚀 1", exact: true }).waitFor();
+
+    // A search for a word of the description finds it too; Escape closes and gives focus back.
+    await onA.getByRole("button", { name: "Add reaction" }).click();
+    await a.getByRole("searchbox", { name: "Search emoji" }).fill("thumbs");
+    expect(await a.getByRole("dialog").getByRole("button").allTextContents()).toContain("👍");
+    await a.keyboard.press("Escape");
+    await a.getByRole("dialog").waitFor({ state: "detached" });
+    expect(await a.evaluate(() => document.activeElement?.getAttribute("aria-label"))).toBe(
+      "Add reaction",
+    );
+    await a.screenshot({ path: `${SCREENSHOTS}reactions.png` });
   }, 60_000);
 });

@@ -1,39 +1,34 @@
 /**
- * Mentions on the chat page: `@username` in markdown text (never in code, never inside a link) is
- * shown as a mention, the signed-in user's own more strongly. The server decides who was really
- * addressed (a member of the room); the page marks every name written as one.
+ * Mentions on the chat page: `@username` in markdown text (never in code, a bare URL or an e-mail
+ * address) is shown as a mention, the signed-in user's own more strongly. The same reading as the
+ * server's (src/chat/mentions.ts), which also checks that the name is a member of the room; the
+ * page marks every name written as one.
  */
 import type { default as MarkdownIt, StateCore, Token } from "markdown-it";
 
 /**
- * `@` then a username (`[a-z0-9][a-z0-9._-]{0,63}`, as the users API has it), not preceded by a
- * character that would make it part of a word or an address (`a@b.example` is no mention).
+ * `@` then a username (`[a-z0-9][a-z0-9._-]{0,63}`, as the users API has it; any case), not
+ * preceded by a character that would make it part of a word or an address (`ops@example.com`).
  * Punctuation that ends a sentence (`@bob.`) is not part of the name.
  */
-const MENTION = /(^|[^A-Za-z0-9._@-])@([a-z0-9][a-z0-9._-]{0,63})/g;
+const MENTION = /(?<![A-Za-z0-9._%+@-])@([A-Za-z0-9][A-Za-z0-9._-]{0,63})/g;
 
-/** The usernames a text mentions, in order, each once. */
-export function mentionsIn(text: string): string[] {
-  const found = new Set<string>();
-  for (const match of text.matchAll(MENTION)) found.add(trimName(match[2]!));
-  return [...found];
+function nameOf(match: RegExpMatchArray): string {
+  return match[1]!.replace(/[._-]+$/, "").toLowerCase();
 }
 
-function trimName(name: string): string {
-  return name.replace(/[._-]+$/, "");
-}
-
-/** The markdown-it plugin: text tokens outside links become text and `mention` tokens. */
+/** The markdown-it plugin: text tokens (not in bare links) become text and `mention` tokens. */
 export function mentionPlugin(md: MarkdownIt): void {
   md.core.ruler.push("parley_mentions", (state: StateCore) => {
     for (const block of state.tokens) {
       if (block.type !== "inline" || !block.children) continue;
       const children: Token[] = [];
-      let inLink = 0;
+      let inBareLink = false;
       for (const token of block.children) {
-        if (token.type === "link_open") inLink++;
-        if (token.type === "link_close") inLink--;
-        if (token.type !== "text" || inLink > 0) {
+        if (token.type === "link_open")
+          inBareLink = token.markup === "linkify" || token.markup === "autolink";
+        else if (token.type === "link_close") inBareLink = false;
+        if (token.type !== "text" || inBareLink || !token.content.includes("@")) {
           children.push(token);
           continue;
         }
@@ -43,11 +38,11 @@ export function mentionPlugin(md: MarkdownIt): void {
     }
   });
   md.renderer.rules.mention = (tokens, idx, _options, env: { me?: string }) => {
-    const username = tokens[idx]!.meta as string;
+    const token = tokens[idx]!;
+    const username = token.meta as string;
     const own = env.me !== undefined && env.me === username;
-    return `<span class="mention${own ? " mention-me" : ""}" data-username="${md.utils.escapeHtml(
-      username,
-    )}">@${md.utils.escapeHtml(username)}</span>`;
+    const escape = md.utils.escapeHtml;
+    return `<span class="mention${own ? " mention-me" : ""}" data-username="${escape(username)}">${escape(token.content)}</span>`;
   };
 }
 
@@ -56,11 +51,13 @@ function splitMentions(state: StateCore, token: Token): Token[] {
   const parts: Token[] = [];
   let last = 0;
   for (const match of text.matchAll(MENTION)) {
-    const username = trimName(match[2]!);
-    const start = match.index + match[1]!.length;
+    const username = nameOf(match);
+    const start = match.index;
     if (start > last) parts.push(textToken(state, text.slice(last, start)));
     const mention = new state.Token("mention", "", 0);
     mention.meta = username;
+    // As written (`@Bob` stays `@Bob`), the trailing punctuation left as text.
+    mention.content = text.slice(start, start + 1 + username.length);
     parts.push(mention);
     last = start + 1 + username.length;
   }
