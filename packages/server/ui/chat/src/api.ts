@@ -5,6 +5,7 @@ import { NetworkError, RequestError, request } from "@parley/client/browser";
 
 export { createStreamClient } from "@parley/client/browser";
 export type {
+  ReactionData,
   StreamClient,
   StreamEventFrame,
   StreamMessage,
@@ -52,8 +53,8 @@ export interface Message {
   editedAt: string | null;
   /** Its creation, then its latest change (an edit, a reply in its thread, a reaction). */
   updatedAt: string;
-  /** Present once the server keeps reactions. */
-  reactions?: Reaction[];
+  /** One entry per emoji, in the order each was first used. */
+  reactions: Reaction[];
 }
 
 /** A deleted message as lists show it: its content and revisions are gone. */

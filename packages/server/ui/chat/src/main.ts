@@ -18,6 +18,7 @@ import {
   type Api,
   type ListItem,
   type Message,
+  type ReactionData,
   type Room,
   type StreamClient,
 } from "./api.js";
@@ -137,13 +138,11 @@ async function start(token: string): Promise<void> {
       if (update({ id: messageId, roomId, threadId, deleted: true, deletedAt }))
         announce(`${frame.data.deletedBy} deleted a message.`);
     }
-    // REACTION_ADDED / REACTION_REMOVED `{roomId, messageId, emoji, username}`.
-    const event: string = frame.event;
     if (
-      (event === "REACTION_ADDED" || event === "REACTION_REMOVED") &&
+      (frame.event === "REACTION_ADDED" || frame.event === "REACTION_REMOVED") &&
       frame.roomId === session?.selected
     )
-      onReaction(frame.data as unknown as ReactionData, event === "REACTION_ADDED");
+      onReaction(frame.data, frame.event === "REACTION_ADDED");
     if (frame.event === "ROOM_DELETED") {
       session!.rooms = session!.rooms.filter((room) => room.id !== frame.roomId);
       if (session!.selected === frame.roomId) session!.selected = undefined;
@@ -181,18 +180,12 @@ function onMessage(roomId: number, message: Message): void {
   if (stuck || message.sender.username === s.username) list.scrollTop = list.scrollHeight;
 }
 
-interface ReactionData {
-  messageId: number;
-  emoji: string;
-  username: string;
-}
-
 /** Someone reacted, or took a reaction back: the message's counts follow. */
 function onReaction({ messageId, emoji, username }: ReactionData, added: boolean): void {
   const s = session!;
   const known = s.messages.get(messageId) ?? s.replies.get(messageId);
   if (known === undefined || isTombstone(known)) return;
-  const reactions = (known.reactions ?? []).map((reaction) => ({
+  const reactions = known.reactions.map((reaction) => ({
     ...reaction,
     usernames: [...reaction.usernames],
   }));
@@ -247,13 +240,9 @@ function update(item: ListItem): boolean {
   return true;
 }
 
-/** `item` with what it may lack kept from `known`: a reply count that grew meanwhile, reactions. */
+/** `item`, keeping a reply count that grew since it was read (a reply's frame came first). */
 function merged(known: Message, item: Message): Message {
-  return {
-    ...item,
-    replyCount: Math.max(item.replyCount, known.replyCount),
-    reactions: item.reactions ?? known.reactions,
-  };
+  return { ...item, replyCount: Math.max(item.replyCount, known.replyCount) };
 }
 
 /** Keeps `item` and redraws it wherever it shows; answers the element where focus was, or the first. */

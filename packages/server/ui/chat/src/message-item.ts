@@ -86,9 +86,7 @@ export function messageItem(item: ListItem, actions: MessageActions, replyCount 
     buttons.push(edit, remove);
   }
   toolbar.append(...buttons);
-  const reactions = reactionBar(message, actions);
-  if (reactions) article.append(reactions);
-  article.append(toolbar);
+  article.append(reactionBar(message, actions), toolbar);
   return article;
 }
 
@@ -131,6 +129,7 @@ function placeholder(item: Tombstone): Message {
     revision: 0,
     editedAt: null,
     updatedAt: item.deletedAt,
+    reactions: [],
   };
 }
 

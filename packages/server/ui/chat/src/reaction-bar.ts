@@ -1,6 +1,6 @@
 /**
  * A message's reactions: one toggle button per emoji with its count (pressed when you reacted),
- * and "Add reaction", which opens the emoji picker. Shown once the server lists reactions.
+ * and "Add reaction", which opens the emoji picker.
  */
 import type { Message } from "./api.js";
 import { h } from "./dom.js";
@@ -13,8 +13,7 @@ export interface ReactionActions {
   pickEmoji?: (anchor: HTMLElement, chosen: (emoji: string) => void) => void;
 }
 
-export function reactionBar(message: Message, actions: ReactionActions): HTMLElement | null {
-  if (message.reactions === undefined) return null;
+export function reactionBar(message: Message, actions: ReactionActions): HTMLElement {
   const bar = h("div", { class: "reactions" });
   for (const reaction of message.reactions) {
     const mine = reaction.usernames.includes(actions.me);
@@ -51,7 +50,7 @@ export function reactionBar(message: Message, actions: ReactionActions): HTMLEle
     );
     add.addEventListener("click", () =>
       pick(add, (emoji) => {
-        const existing = message.reactions?.find((reaction) => reaction.emoji === emoji);
+        const existing = message.reactions.find((reaction) => reaction.emoji === emoji);
         if (!existing?.usernames.includes(actions.me)) actions.react(message, emoji, true);
       }),
     );
