@@ -26,17 +26,22 @@ function stalledSocket() {
   return socket;
 }
 
+/** A connection on a stalled socket, allowed `maxUnread` unread bytes, counting its drops. */
+function stalledConnection(maxUnread: number, flusher = new FrameFlusher()) {
+  const socket = stalledSocket();
+  const dropped = { count: 0 };
+  const connection = new StreamConnection(
+    socket as unknown as WebSocket,
+    maxUnread,
+    () => dropped.count++,
+    flusher,
+  );
+  return { socket, flusher, connection, dropped };
+}
+
 describe("StreamConnection send queue", () => {
   it("drops a reader whose unread frames would pass the limit, and sends nothing more", () => {
-    const socket = stalledSocket();
-    let dropped = 0;
-    const flusher = new FrameFlusher();
-    const connection = new StreamConnection(
-      socket as unknown as WebSocket,
-      1_000,
-      () => dropped++,
-      flusher,
-    );
+    const { socket, flusher, connection, dropped } = stalledConnection(1_000);
     const frame = "x".repeat(300);
     expect(connection.send(frame)).toBe(true);
     flusher.flush();
@@ -48,21 +53,14 @@ describe("StreamConnection send queue", () => {
       code: 1013,
       reason: "too slow: send queue full; reconnect and resume with after",
     });
-    expect(dropped).toBe(1);
+    expect(dropped.count).toBe(1);
     expect(connection.send("y")).toBe(false);
     // What was queued before the close went out before it.
     expect(socket.sent).toHaveLength(3);
   });
 
   it("writes what one turn queued after it, in order", async () => {
-    const socket = stalledSocket();
-    const flusher = new FrameFlusher(1_000);
-    const connection = new StreamConnection(
-      socket as unknown as WebSocket,
-      1_000_000,
-      () => {},
-      flusher,
-    );
+    const { socket, connection } = stalledConnection(1_000_000, new FrameFlusher(1_000));
     connection.send("a");
     connection.sendJson({ b: 1 });
     expect(socket.sent).toEqual([]);
@@ -77,25 +75,17 @@ describe("StreamConnection send queue", () => {
   });
 
   it("after a slow flush, waits three times its duration, at most the maximum", async () => {
-    const socket = stalledSocket();
-    const slowSend = socket.send.bind(socket);
-    socket.send = (frame: Buffer) => {
-      const until = performance.now() + 10;
-      while (performance.now() < until); // a write that takes 10 ms
-      slowSend(frame);
-    };
     for (const [maxDelayMs, minimum, maximum] of [
       [1_000, 28, 200],
       [15, 13, 200],
     ] as const) {
-      socket.sent = [];
-      const flusher = new FrameFlusher(maxDelayMs);
-      const connection = new StreamConnection(
-        socket as unknown as WebSocket,
-        1_000_000,
-        () => {},
-        flusher,
-      );
+      const { socket, connection } = stalledConnection(1_000_000, new FrameFlusher(maxDelayMs));
+      const send = socket.send.bind(socket);
+      socket.send = (frame: Buffer) => {
+        const until = performance.now() + 10;
+        while (performance.now() < until); // a write that takes 10 ms
+        send(frame);
+      };
       connection.send("a");
       await new Promise((resolve) => setImmediate(resolve));
       expect(socket.sent).toEqual(["a"]);
@@ -109,14 +99,7 @@ describe("StreamConnection send queue", () => {
   });
 
   it("keeps a reader that reads: the limit is on unread bytes, not on the total", () => {
-    const socket = stalledSocket();
-    const flusher = new FrameFlusher();
-    const connection = new StreamConnection(
-      socket as unknown as WebSocket,
-      1_000,
-      () => {},
-      flusher,
-    );
+    const { socket, flusher, connection } = stalledConnection(1_000);
     for (let i = 0; i < 100; i++) {
       expect(connection.send("x".repeat(300))).toBe(true);
       flusher.flush();
@@ -126,14 +109,7 @@ describe("StreamConnection send queue", () => {
   });
 
   it("holds a catching-up room's frames and drops a resumed message's live copy once", () => {
-    const socket = stalledSocket();
-    const flusher = new FrameFlusher();
-    const connection = new StreamConnection(
-      socket as unknown as WebSocket,
-      1_000_000,
-      () => {},
-      flusher,
-    );
+    const { socket, flusher, connection } = stalledConnection(1_000_000);
     connection.subscriptions.set(7, { roomId: 7, pending: [], heldBytes: 0, replayed: undefined });
     connection.sendRoomFrame(7, "held", 1);
     connection.sendRoomFrame(8, "not subscribed");
@@ -149,15 +125,7 @@ describe("StreamConnection send queue", () => {
   });
 
   it("counts held frames against the bound: a room busier than its catching-up reader drops it", () => {
-    const socket = stalledSocket();
-    let dropped = 0;
-    const flusher = new FrameFlusher();
-    const connection = new StreamConnection(
-      socket as unknown as WebSocket,
-      1_000,
-      () => dropped++,
-      flusher,
-    );
+    const { socket, flusher, connection, dropped } = stalledConnection(1_000);
     const subscription = { roomId: 7, pending: [], heldBytes: 0, replayed: undefined };
     connection.subscriptions.set(7, subscription);
     expect(connection.send("x".repeat(400))).toBe(true);
@@ -167,18 +135,11 @@ describe("StreamConnection send queue", () => {
     // 400 unread + 400 held + 300 more would pass 1,000.
     connection.sendRoomFrame(7, "h".repeat(300), 2);
     expect(socket.closedWith?.code).toBe(1013);
-    expect(dropped).toBe(1);
+    expect(dropped.count).toBe(1);
   });
 
   it("lets a resume send while the reader keeps up, and makes it wait while it does not", async () => {
-    const socket = stalledSocket();
-    const flusher = new FrameFlusher();
-    const connection = new StreamConnection(
-      socket as unknown as WebSocket,
-      8_000,
-      () => {},
-      flusher,
-    );
+    const { socket, flusher, connection } = stalledConnection(8_000);
     // Up to half the bound, at once.
     expect(await connection.waitToSend(3_000)).toBe(true);
     connection.send("x".repeat(3_000));
