@@ -16,6 +16,7 @@ import path from "node:path";
 import { Worker } from "node:worker_threads";
 import WebSocket from "ws";
 import { afterEach, describe, expect, it } from "vitest";
+import { apiFor } from "../helpers/fixtures.js";
 import { killAllServers, spawnServer, type SpawnedServer } from "../helpers/spawn-server.js";
 import { openAuthenticated } from "../helpers/stream-socket.js";
 
@@ -34,38 +35,12 @@ afterEach(async () => {
   for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-async function api<T>(
-  server: SpawnedServer,
-  token: string,
-  method: string,
-  url: string,
-  body?: unknown,
-) {
-  const res = await fetch(`${server.url}${url}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(body === undefined ? {} : { "content-type": "application/json" }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${text}`);
-  return JSON.parse(text) as T;
-}
-
+/** A user of `server`, made through its admin API; resolves with a token of theirs. */
 async function createUser(server: SpawnedServer, username: string): Promise<string> {
-  const user = await api<{ id: number }>(server, server.adminToken!, "POST", "/api/admin/users", {
-    username,
-    role: "user",
-  });
-  const { token } = await api<{ token: string }>(
-    server,
-    server.adminToken!,
-    "POST",
-    `/api/admin/users/${user.id}/tokens`,
-  );
-  return token;
+  const admin = apiFor({ url: server.url, token: server.adminToken! });
+  const { data: user } = await admin("POST /api/admin/users", { username, role: "user" });
+  const { data: issued } = await admin("POST /api/admin/users/{id}/tokens", { id: user.id });
+  return issued.token;
 }
 
 /** A client text frame (masked, as every client frame must be). */
@@ -253,7 +228,7 @@ describe("a flood of the live stream", () => {
     const mallory = await createUser(server, "mallory");
     const flooder = await createUser(server, "flooder");
     const alice = await createUser(server, "alice");
-    await api(server, alice, "POST", "/api/rooms", { name: "general" });
+    await apiFor({ url: server.url, token: alice })("POST /api/rooms", { name: "general" });
 
     // Alice's requests, one after the other, all through the flood, from a thread of their own
     // (the flood's clients keep this one busy).
