@@ -47,6 +47,26 @@ function listen(extra: string[] = []): Promise<Listener> {
   }));
 }
 
+/** Runs `parley webhooks listen --port 0 <args>`, which must refuse to start: its exit code and stderr. */
+async function refusedStart(args: string[]): Promise<{ code: number | null; err: string }> {
+  const child = spawn(process.execPath, [CLI, "webhooks", "listen", "--port", "0", ...args], {
+    env: cliEnv(),
+  });
+  children.push(child);
+  let err = "";
+  child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+  return { code, err };
+}
+
+/** The listener answered `res` with 401 and printed that it rejected it for `reason`. */
+async function expectRejected(listener: Listener, res: Response, reason: string): Promise<void> {
+  expect(res.status).toBe(401);
+  expect(await listener.line(/✗ rejected/)).toMatch(
+    new RegExp(`\\s{2}✗ rejected: ${reason} from 127\\.0\\.0\\.1$`),
+  );
+}
+
 describe("parley webhooks listen", () => {
   let c: ClientApp;
   beforeAll(async () => {
@@ -110,10 +130,7 @@ describe("parley webhooks listen", () => {
       },
       body: forgedBody,
     });
-    expect(forged.status).toBe(401);
-    expect(await listener.line(/✗ rejected/)).toMatch(
-      /\s{2}✗ rejected: bad signature from 127\.0\.0\.1$/,
-    );
+    await expectRejected(listener, forged, "bad signature");
     const unsigned = await fetch(listener.url, { method: "POST", body: forgedBody });
     expect(unsigned.status).toBe(401);
     expect(await listener.line(/✗ rejected: missing signature/)).toContain("from 127.0.0.1");
@@ -184,10 +201,7 @@ describe("parley webhooks listen", () => {
           },
           body,
         });
-        expect(forged.status).toBe(401);
-        expect(await listener.line(/✗ rejected/)).toMatch(
-          /\s{2}✗ rejected: bad signature from 127\.0\.0\.1$/,
-        );
+        await expectRejected(listener, forged, "bad signature");
         expect(app.requests).toHaveLength(1);
         await c.admin("DELETE /api/admin/webhooks/{id}", { id: webhook.id });
       } finally {
@@ -215,10 +229,7 @@ describe("parley webhooks listen", () => {
         },
         body: captured!.body.toString("utf8"),
       });
-      expect(replayed.status).toBe(401);
-      expect(await listener.line(/✗ rejected/)).toMatch(
-        /\s{2}✗ rejected: missing signature from 127\.0\.0\.1$/,
-      );
+      await expectRejected(listener, replayed, "missing signature");
       expect(app.requests).toHaveLength(1);
       await c.admin("DELETE /api/admin/webhooks/{id}", { id: webhook.id });
     } finally {
@@ -238,13 +249,7 @@ describe("parley webhooks listen", () => {
   ])(
     "refuses to start with %j",
     async (args, message) => {
-      const child = spawn(process.execPath, [CLI, "webhooks", "listen", "--port", "0", ...args], {
-        env: cliEnv(),
-      });
-      children.push(child);
-      let err = "";
-      child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
-      const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+      const { code, err } = await refusedStart(args);
       expect(code).toBe(1);
       expect(err).toMatch(message);
       expect(err).not.toContain("!!!!");
@@ -301,13 +306,7 @@ describe("parley webhooks listen", () => {
   }, 60_000);
 
   it("refuses to start without a secret", async () => {
-    const child = spawn(process.execPath, [CLI, "webhooks", "listen", "--port", "0"], {
-      env: cliEnv(),
-    });
-    children.push(child);
-    let err = "";
-    child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
-    const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+    const { code, err } = await refusedStart([]);
     expect(code).toBe(1);
     expect(err).toBe("parley: --secret is required (or set PARLEY_WEBHOOK_SECRET)\n");
   }, 60_000);
