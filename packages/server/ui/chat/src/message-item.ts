@@ -7,7 +7,7 @@
 import { isTombstone, type ListItem, type Message, type Tombstone } from "./api.js";
 import { h, replaceChildren } from "./dom.js";
 import { renderContent } from "./markdown.js";
-import { reactionBar, type ReactionActions } from "./reaction-bar.js";
+import { addReactionButton, reactionBar, type ReactionActions } from "./reaction-bar.js";
 
 export interface MessageActions extends ReactionActions {
   /** The signed-in user's username. */
@@ -85,8 +85,12 @@ export function messageItem(item: ListItem, actions: MessageActions, replyCount 
     remove.addEventListener("click", () => confirmDelete(toolbar, message, actions));
     buttons.push(edit, remove);
   }
+  const react = addReactionButton(message, actions);
+  if (react) buttons.push(react);
   toolbar.append(...buttons);
-  article.append(reactionBar(message, actions), toolbar);
+  const reactions = reactionBar(message, actions);
+  if (reactions) article.append(reactions);
+  article.append(toolbar);
   return article;
 }
 

@@ -1,5 +1,5 @@
 /**
- * A message's reactions: one toggle button per emoji with its count (pressed when you reacted),
+ * A message's reactions: one toggle button per emoji with its count (pressed when you reacted);
  * and "Add reaction", which opens the emoji picker.
  */
 import type { Message } from "./api.js";
@@ -13,7 +13,9 @@ export interface ReactionActions {
   pickEmoji?: (anchor: HTMLElement, chosen: (emoji: string) => void) => void;
 }
 
-export function reactionBar(message: Message, actions: ReactionActions): HTMLElement {
+/** The message's reactions, or null while it has none. */
+export function reactionBar(message: Message, actions: ReactionActions): HTMLElement | null {
+  if (message.reactions.length === 0) return null;
   const bar = h("div", { class: "reactions" });
   for (const reaction of message.reactions) {
     const mine = reaction.usernames.includes(actions.me);
@@ -36,25 +38,28 @@ export function reactionBar(message: Message, actions: ReactionActions): HTMLEle
       ),
     );
   }
-  const pick = actions.pickEmoji;
-  if (pick) {
-    const add = h(
-      "button",
-      {
-        type: "button",
-        class: "reaction add",
-        "data-action": "react",
-        "aria-label": "Add reaction",
-      },
-      "+",
-    );
-    add.addEventListener("click", () =>
-      pick(add, (emoji) => {
-        const existing = message.reactions.find((reaction) => reaction.emoji === emoji);
-        if (!existing?.usernames.includes(actions.me)) actions.react(message, emoji, true);
-      }),
-    );
-    bar.append(add);
-  }
   return bar;
+}
+
+/** "Add reaction": opens the picker; the emoji chosen is added unless it is already yours. */
+export function addReactionButton(message: Message, actions: ReactionActions): HTMLElement | null {
+  const pick = actions.pickEmoji;
+  if (!pick) return null;
+  const add = h(
+    "button",
+    {
+      type: "button",
+      class: "link-button",
+      "data-action": "react",
+      "aria-haspopup": "dialog",
+    },
+    "Add reaction",
+  );
+  add.addEventListener("click", () =>
+    pick(add, (emoji) => {
+      const existing = message.reactions.find((reaction) => reaction.emoji === emoji);
+      if (!existing?.usernames.includes(actions.me)) actions.react(message, emoji, true);
+    }),
+  );
+  return add;
 }
