@@ -10,6 +10,7 @@ const MESSAGE = {
   senderId: 3,
   timestamp: "2026-11-22T09:59:59.874Z",
   threadId: null,
+  mentions: ["bob"],
 };
 
 describe("parseWebhookEvent", () => {
@@ -109,8 +110,14 @@ describe("parseWebhookEvent", () => {
   });
 
   it("accepts a MESSAGE_CREATED queued by a server before threads, without threadId", () => {
-    const { threadId: _threadId, ...older } = MESSAGE;
+    const { threadId: _threadId, mentions: _mentions, ...older } = MESSAGE;
     expect(parseWebhookEvent(envelope("MESSAGE_CREATED", older)).data).toEqual(older);
+  });
+
+  it("refuses MESSAGE_CREATED whose mentions are not a list of usernames", () => {
+    expect(() =>
+      parseWebhookEvent(envelope("MESSAGE_CREATED", { ...MESSAGE, mentions: [3] })),
+    ).toThrow(WebhookPayloadError);
   });
 
   it("refuses MESSAGE_UPDATED whose mentions are not a list of usernames", () => {

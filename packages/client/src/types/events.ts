@@ -47,6 +47,8 @@ export interface MessageCreatedData {
   inboundWebhookId?: number;
   /** The thread's top-level message for a reply; null at top level. */
   threadId: number | null;
+  /** Usernames of the room's members the content mentions (`@name`, outside code; empty when none). */
+  mentions: string[];
 }
 
 /** Its author edited a message: fetch it for the new content. */

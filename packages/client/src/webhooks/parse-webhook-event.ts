@@ -17,6 +17,8 @@ const DATA_FIELDS: { readonly [E in DeliverableEvent]: Readonly<Record<string, F
     inboundWebhookId: "integer?",
     // Always sent since threads; a delivery queued by an older server, retried now, has none.
     threadId: "integer|null?",
+    // Always sent since mentions; a delivery queued by an older server, retried now, has none.
+    mentions: "strings?",
   },
   MESSAGE_UPDATED: {
     roomId: "integer",

@@ -11,6 +11,7 @@ import {
   updateMessageContent,
   type MessageForChange,
 } from "./messages-repository.js";
+import { mentionCandidates, resolveMentions } from "./mentions.js";
 import { screenMessageContent } from "./screen-message-content.js";
 
 export interface EditMessageInput {
@@ -110,6 +111,11 @@ export async function editMessage(
     });
     // As MESSAGE_CREATED: a hidden message's edits are not announced (its audience: the catalogue's).
     if (!isHidden(status)) {
+      const mentions = await resolveMentions(
+        tx.db,
+        input.roomId,
+        mentionCandidates(stored, format),
+      );
       await tx.emit(
         "MESSAGE_UPDATED",
         eventData.messageUpdated({
@@ -118,7 +124,7 @@ export async function editMessage(
           revision,
           editedBy: input.editor.username,
           editedAt: now,
-          mentions: [],
+          mentions,
         }),
       );
     }

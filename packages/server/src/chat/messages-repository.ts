@@ -187,6 +187,8 @@ export async function setModerationStatus(
     | "deleted_at"
     | "revision"
     | "edited_at"
+    | "content"
+    | "content_format"
   >
 > {
   return db
@@ -194,6 +196,8 @@ export async function setModerationStatus(
     .set({ moderation_status: status })
     .where("id", "=", messageId)
     .returning([
+      "content",
+      "content_format",
       "id",
       "room_id",
       "sender_user_id",

@@ -22,6 +22,7 @@ import {
   recordReply,
 } from "./messages-repository.js";
 import { HIDDEN_STATUSES } from "./message-visibility.js";
+import { mentionCandidates, resolveMentions } from "./mentions.js";
 import { screenMessageContent } from "./screen-message-content.js";
 
 export type MessageSender =
@@ -97,6 +98,9 @@ export async function postMessage(
     input.contentFormat,
   );
   const threadId = threadIdOf(input.threadId);
+  // Parsed only when the content holds an "@"; resolved against the room's members in the
+  // transaction, with one query.
+  const candidates = mentionCandidates(stored, format);
 
   const sender = input.sender;
   const senderId = sender.type === "user" ? sender.userId : null;
@@ -112,11 +116,17 @@ export async function postMessage(
     created_at: now,
   });
 
-  // The common case on PostgreSQL, a post moderation let through: one statement, one round trip,
+  // The common case on PostgreSQL, a top-level post moderation let through that mentions no one:
+  // one statement, one round trip,
   // sharing its commit with the posts that arrive with it. The same checks, rows, events and
   // errors as the transaction below, which SQLite (in process, no round trips) and the rarer
   // posts take.
-  if (!moderation && threadId === null && writesInOneStatement(ctx.database.dialect)) {
+  if (
+    !moderation &&
+    threadId === null &&
+    candidates.length === 0 &&
+    writesInOneStatement(ctx.database.dialect)
+  ) {
     const now = ctx.now();
     return ctx.database.statement(
       postStatement(input, postStatementValues(row(now), tokenHash), now),
@@ -141,6 +151,7 @@ export async function postMessage(
       !(await recordReply(tx.db, input.roomId, threadId, now, HIDDEN_STATUSES))
     )
       throw invalidThread(threadId);
+    const mentions = await resolveMentions(tx.db, input.roomId, candidates);
     const message = await insertMessageRow(tx.db, {
       ...row(now),
       moderation_status: moderation?.status ?? "none",
@@ -158,6 +169,7 @@ export async function postMessage(
           createdAt: message.created_at,
           inboundWebhookId: sender.type === "integration" ? sender.inboundWebhookId : null,
           threadId,
+          mentions,
         }),
       );
     }
@@ -212,6 +224,7 @@ export function postStatement(
           createdAt: now,
           inboundWebhookId: sender.type === "integration" ? sender.inboundWebhookId : null,
           threadId: null,
+          mentions: [],
         }),
     },
     settle(answer) {

@@ -146,6 +146,23 @@ export async function promoteDmRow(
   return Number(promoted.numUpdatedRows) === 1;
 }
 
+/** Which of these usernames belong to members of the room (one query). */
+export async function findMemberUsernames(
+  db: Kysely<Database>,
+  roomId: number,
+  usernames: readonly string[],
+): Promise<string[]> {
+  if (usernames.length === 0) return [];
+  const rows = await db
+    .selectFrom("room_members")
+    .innerJoin("users", "users.id", "room_members.user_id")
+    .select("users.username")
+    .where("room_members.room_id", "=", roomId)
+    .where("users.username", "in", usernames)
+    .execute();
+  return rows.map((row) => row.username);
+}
+
 export async function isMember(
   db: Kysely<Database>,
   roomId: number,

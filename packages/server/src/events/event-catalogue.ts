@@ -43,6 +43,7 @@ export const eventData = {
     createdAt: number;
     inboundWebhookId?: number | null;
     threadId: number | null;
+    mentions: readonly string[];
   }): MessageCreatedData {
     const data: MessageCreatedData = {
       roomId: input.roomId,
@@ -50,6 +51,7 @@ export const eventData = {
       senderId: input.senderId,
       timestamp: isoTime(input.createdAt),
       threadId: input.threadId,
+      mentions: [...input.mentions],
     };
     if (input.inboundWebhookId != null) data.inboundWebhookId = input.inboundWebhookId;
     return data;
@@ -249,12 +251,19 @@ export const EVENT_TYPES: {
 } = {
   MESSAGE_CREATED: {
     description:
-      "A message was posted to a room, by a user or through an inbound webhook. Carries no content: fetch it with GET /api/rooms/{roomId}/messages/{messageId}.",
-    sample: { roomId: 3, messageId: 42, senderId: 12, timestamp: SAMPLE_TIME, threadId: null },
+      "A message was posted to a room, by a user or through an inbound webhook. Carries no content: fetch it with GET /api/rooms/{roomId}/messages/{messageId}. mentions lists the room's members it names with @username (outside code).",
+    sample: {
+      roomId: 3,
+      messageId: 42,
+      senderId: 12,
+      timestamp: SAMPLE_TIME,
+      threadId: null,
+      mentions: ["bo"],
+    },
   },
   MESSAGE_UPDATED: {
     description:
-      "Its author edited a message (a new revision). Carries no content: fetch the message, or its revisions with GET /api/rooms/{roomId}/messages/{messageId}/revisions.",
+      "Its author edited a message (a new revision). Carries no content: fetch the message, or its revisions with GET /api/rooms/{roomId}/messages/{messageId}/revisions. mentions lists the room's members the new content names.",
     sample: {
       roomId: 3,
       messageId: 42,

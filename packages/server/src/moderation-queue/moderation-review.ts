@@ -1,6 +1,7 @@
 import type { ModerationFlag } from "@parley/client/wire";
 import type { AppContext } from "../app-context.js";
 import type { Principal } from "../auth/principal.js";
+import { mentionCandidates, resolveMentions } from "../chat/mentions.js";
 import { setModerationStatus } from "../chat/messages-repository.js";
 import { renderMessage } from "../chat/rendering/render-message.js";
 import { findUserRow } from "../chat/users-repository.js";
@@ -114,6 +115,14 @@ export async function reviewFlag(
     // announced as the edit it was (the message itself was announced when it was posted).
     const released =
       decision === "approved" && flag.status === "QUARANTINED" && message.deleted_at === null;
+    // What the held-back event would have said: the members the content mentions.
+    const mentions = released
+      ? await resolveMentions(
+          tx.db,
+          message.room_id,
+          mentionCandidates(message.content, message.content_format),
+        )
+      : [];
     if (released && flag.revision > 1 && message.sender_user_id !== null) {
       await tx.emit(
         "MESSAGE_UPDATED",
@@ -123,7 +132,7 @@ export async function reviewFlag(
           revision: message.revision,
           editedBy: (await findUserRow(tx.db, message.sender_user_id))?.username ?? "",
           editedAt: message.edited_at ?? now,
-          mentions: [],
+          mentions,
         }),
       );
     } else if (released) {
@@ -136,6 +145,7 @@ export async function reviewFlag(
           createdAt: message.created_at,
           inboundWebhookId: message.inbound_webhook_id,
           threadId: message.thread_id,
+          mentions,
         }),
       );
     }

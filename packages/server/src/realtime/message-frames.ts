@@ -12,6 +12,7 @@ import {
   type MessageRepresentation,
 } from "../chat/messages-service.js";
 import { listReactionSummaries, type ReactionSummary } from "../chat/reactions-repository.js";
+import { mentionCandidates, resolveMentions } from "../chat/mentions.js";
 import { isHidden } from "../chat/message-visibility.js";
 import type { Database } from "../db/schema.js";
 import { eventData, type MessageCreatedData } from "../events/event-catalogue.js";
@@ -75,7 +76,10 @@ export async function messagesByIds(
   return withReactions(db, rows);
 }
 
-/** A page of resumed messages, their reactions read in one query. */
+/**
+ * A page of resumed messages (all of one room), their reactions read in one query and their
+ * mentions resolved against the room's members in another (only for content holding an "@").
+ */
 async function withReactions(
   db: Kysely<Database>,
   rows: readonly MessageViewRow[],
@@ -84,15 +88,29 @@ async function withReactions(
     db,
     rows.map((row) => row.id),
   );
+  const candidates = new Map(
+    rows.map((row) => [row.id, mentionCandidates(row.content, row.content_format)]),
+  );
+  const all = [...candidates.values()].flat();
+  const members = new Set(rows.length > 0 ? await resolveMentions(db, rows[0]!.room_id, all) : []);
   return rows.map((row) => ({
     messageId: row.id,
-    data: () => toFrameData(row, reactions.get(row.id)),
+    data: () =>
+      toFrameData(row, reactions.get(row.id), [
+        ...new Set(
+          candidates
+            .get(row.id)!
+            .map((names) => names.find((name) => members.has(name)))
+            .filter((name): name is string => name !== undefined),
+        ),
+      ]),
   }));
 }
 
 function toFrameData(
   row: MessageViewRow,
   reactions: readonly ReactionSummary[] | undefined,
+  mentions: readonly string[],
 ): MessageFrameData {
   const view = toMessageView(row, reactions);
   return {
@@ -103,6 +121,7 @@ function toFrameData(
       createdAt: Number(row.created_at),
       inboundWebhookId: view.inboundWebhookId,
       threadId: view.threadId,
+      mentions,
     }),
     message: representMessage(view, "full"),
   };

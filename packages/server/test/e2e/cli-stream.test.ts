@@ -140,6 +140,7 @@ describe("parley stream --room", () => {
         senderId: gus.id,
         timestamp: at,
         threadId: null,
+        mentions: [],
         message: {
           id: live,
           roomId,
@@ -161,6 +162,7 @@ describe("parley stream --room", () => {
           revision: 1,
           editedAt: null,
           updatedAt: at,
+          reactions: [],
           contentRaw: "live **two**",
           contentText: "live two",
           contentHtml: "<p>live <strong>two</strong></p>\n",

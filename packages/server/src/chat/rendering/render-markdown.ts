@@ -54,6 +54,11 @@ parser.core.ruler.push("shortcodes", (state) => {
   }
 });
 
+/** The tokens markdown-it parses chat markdown into, as renderMarkdown() sees them. */
+export function parseMarkdown(markdown: string): ReturnType<typeof parser.parse> {
+  return parser.parse(markdown, {});
+}
+
 /**
  * Renders chat markdown to safe HTML. markdown-it's own link validation only blocks a few schemes,
  * so its output goes through the same sanitizer as HTML messages.

@@ -107,6 +107,7 @@ describeEachDialect("messages on $name", (dialect) => {
             senderId: alice.id,
             timestamp: message.createdAt,
             threadId: null,
+            mentions: [],
           },
         ],
       ]);

@@ -86,6 +86,7 @@ describeEachDialect("moderation review on $name", (dialect) => {
           senderId: alice.id,
           timestamp: message.createdAt,
           threadId: null,
+          mentions: [],
         },
       ],
       [
@@ -171,6 +172,7 @@ describeEachDialect("moderation review on $name", (dialect) => {
           senderId: alice.id,
           timestamp: message.createdAt,
           threadId: null,
+          mentions: [],
         },
       ],
     ]);

@@ -74,6 +74,7 @@ describeEachDialect("threads on $name", (dialect) => {
           senderId: bob.id,
           timestamp: reply.createdAt,
           threadId: top.id,
+          mentions: [],
         },
       ],
     ]);

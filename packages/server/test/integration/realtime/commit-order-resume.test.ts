@@ -64,6 +64,7 @@ describe("resume across messages committed out of id order", { tags: ["postgres"
           senderId: fay.id,
           createdAt: now,
           threadId: null,
+          mentions: [],
         }),
       );
       announce(row.id);

@@ -87,6 +87,7 @@ describeEachDialect("rolled-back events on the live stream on $name", (dialect) 
           senderId: alice.id,
           createdAt: now,
           threadId: null,
+          mentions: [],
         }),
       );
       return row.id;
@@ -156,6 +157,7 @@ describeEachDialect("rolled-back events on the live stream on $name", (dialect) 
           senderId: alice.id,
           createdAt: Date.now(),
           threadId: null,
+          mentions: [],
         }),
       );
       throw new Error("the unit fails after emitting");

@@ -27,6 +27,7 @@ describe("event catalogue", () => {
       createdAt: T,
       inboundWebhookId: null,
       threadId: null,
+      mentions: ["bo"],
     });
     expect(fromUser).toEqual({
       roomId: 1,
@@ -34,6 +35,7 @@ describe("event catalogue", () => {
       senderId: 3,
       timestamp: "2026-11-22T10:00:00.000Z",
       threadId: null,
+      mentions: ["bo"],
     });
     const fromHook = eventData.messageCreated({
       roomId: 1,
@@ -42,6 +44,7 @@ describe("event catalogue", () => {
       createdAt: T,
       inboundWebhookId: 9,
       threadId: 7,
+      mentions: [],
     });
     expect(fromHook).toEqual({
       roomId: 1,
@@ -49,6 +52,7 @@ describe("event catalogue", () => {
       senderId: null,
       timestamp: "2026-11-22T10:00:00.000Z",
       threadId: 7,
+      mentions: [],
       inboundWebhookId: 9,
     });
   });
@@ -108,6 +112,7 @@ describe("event catalogue", () => {
       senderId: 3,
       createdAt: T,
       threadId: null,
+      mentions: [],
       content: "secret plans",
     } as Parameters<typeof eventData.messageCreated>[0];
     expect(JSON.stringify(eventData.messageCreated(input))).not.toContain("secret plans");
@@ -192,6 +197,7 @@ describe("event catalogue", () => {
         createdAt: T,
         inboundWebhookId: 5,
         threadId: null,
+        mentions: [],
       }),
       // Non-ASCII, quotes and a backslash: escaped the same way whichever way the body is built.
       { username: 'zoë "the" \\ admin ✓', adminActor: "admin" },

@@ -68,6 +68,7 @@ describeEachDialect("ingest on $name", (dialect) => {
       senderId: null,
       timestamp: body.timestamp,
       threadId: null,
+      mentions: [],
       inboundWebhookId: hook.id,
     });
   });

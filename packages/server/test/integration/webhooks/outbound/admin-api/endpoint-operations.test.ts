@@ -302,6 +302,7 @@ describeEachDialect("operating endpoints on $name", (dialect) => {
           senderId: 1,
           timestamp: new Date().toISOString(),
           threadId: null,
+          mentions: [],
         });
       await a.waitForRequests(3);
       await b.waitForRequests(3);
