@@ -578,6 +578,12 @@ describe("chat page in Chromium", { tags: ["chromium"] }, () => {
     await onA.getByRole("button", { name: "Add reaction" }).click();
     await a.getByRole("searchbox", { name: "Search emoji" }).fill("thumbs");
     expect(await a.getByRole("dialog").getByRole("button").allTextContents()).toContain("👍");
+    // The arrow keys move from the box into the emoji and among them.
+    await a.keyboard.press("ArrowDown");
+    await a.keyboard.press("ArrowRight");
+    expect(await a.evaluate(() => document.activeElement?.textContent)).toBe(
+      await a.getByRole("dialog").getByRole("button").nth(1).textContent(),
+    );
     await a.keyboard.press("Escape");
     await a.getByRole("dialog").waitFor({ state: "detached" });
     expect(await a.evaluate(() => document.activeElement?.textContent)).toBe("Add reaction");

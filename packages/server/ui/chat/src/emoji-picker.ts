@@ -1,8 +1,9 @@
 /**
  * The reaction picker: a small dialog under "Add reaction" with a search box (by name, tag or
  * description, from the gemoji data the server's shortcodes use) and the matching emoji as
- * buttons. Enter in the box takes the first match; Escape, or a click elsewhere, closes it and
- * focus goes back to the button that opened it.
+ * buttons. Enter in the box takes the first match, Down goes to the emoji and the arrow keys move
+ * among them (Up from the first row goes back to the box); Escape, or a click elsewhere, closes it
+ * and focus goes back to the button that opened it.
  */
 import { gemoji } from "gemoji";
 import { h, replaceChildren } from "./dom.js";
@@ -10,6 +11,8 @@ import { h, replaceChildren } from "./dom.js";
 /** Shown before anything is typed. */
 const COMMON = ["+1", "heart", "tada", "smile", "joy", "eyes", "rocket", "white_check_mark"];
 const SHOWN = 48;
+/** Emoji per row of the grid (styles.css: .emoji-grid). */
+const COLUMNS = 8;
 
 interface Entry {
   emoji: string;
@@ -86,7 +89,20 @@ export function pickEmoji(anchor: HTMLElement, chosen: (emoji: string) => void):
     if (event.key === "Enter") {
       event.preventDefault();
       if (results[0]) take(results[0].emoji);
+    } else if (event.key === "ArrowDown") {
+      event.preventDefault();
+      grid.querySelector<HTMLElement>("button")?.focus();
     }
+  });
+  grid.addEventListener("keydown", (event) => {
+    const buttons = [...grid.querySelectorAll<HTMLElement>("button")];
+    const at = buttons.indexOf(document.activeElement as HTMLElement);
+    const step = { ArrowRight: 1, ArrowLeft: -1, ArrowDown: COLUMNS, ArrowUp: -COLUMNS }[event.key];
+    if (at < 0 || step === undefined) return;
+    event.preventDefault();
+    const next = at + step;
+    if (next < 0) search.focus();
+    else buttons[Math.min(next, buttons.length - 1)]?.focus();
   });
   const dialog = h(
     "div",
