@@ -136,3 +136,10 @@ export async function subscribe(
     (frame) => (frame.type === "subscribed" || frame.type === "error") && frame.roomId === roomId,
   );
 }
+
+/** The message ids of the MESSAGE_CREATED event frames `socket` has received, in order. */
+export function createdMessageIds(socket: StreamSocket): number[] {
+  return socket.frames
+    .filter((frame) => frame.type === "event" && frame.event === "MESSAGE_CREATED")
+    .map((frame) => frame.data.messageId as number);
+}

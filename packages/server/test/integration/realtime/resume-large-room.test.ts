@@ -4,16 +4,13 @@
  * reading gets every message, in order, and is never closed as too slow. Many resumes at once read
  * the database a few at a time, and the rest of the server keeps answering meanwhile.
  */
-import type { AddressInfo } from "node:net";
-import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
-import { createTestApp, type TestApp, type TestUser } from "../../helpers/build-app.js";
+import { beforeAll, expect, it } from "vitest";
+import type { TestUser } from "../../helpers/build-app.js";
 import { describeEachDialect } from "../../helpers/dialects.js";
-import {
-  openAuthenticated,
-  subscribe,
-  type Frame,
-  type StreamSocket,
-} from "../../helpers/stream-socket.js";
+import { createRoom, postMessages } from "../../helpers/fixtures.js";
+import { listeningApp } from "../../helpers/listening-app.js";
+import { createdMessageIds, subscribe } from "../../helpers/stream-socket.js";
+import { joinRoom } from "../chat/chat-helpers.js";
 
 /** 16,000 bytes of markdown: its .full+json frame carries it four times (content, raw, text, html). */
 const CONTENT = "resume page ".repeat(1_333);
@@ -24,67 +21,23 @@ const SMALL_ROOM = 80;
 const CONCURRENT_RESUMES = 20;
 
 describeEachDialect("resuming a large room on $name", (dialect) => {
-  let t: TestApp;
-  let origin: string;
+  const server = listeningApp(dialect);
   let alice: TestUser;
-  const sockets: StreamSocket[] = [];
 
   beforeAll(async () => {
-    // Each user keeps to the per-user limit; the concurrent resumes come from several users.
-    t = await createTestApp(dialect);
-    await t.app.listen({ port: 0, host: "127.0.0.1" });
-    origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-    alice = await t.user("user", `alice-${dialect.name}`);
-  });
-  afterEach(async () => {
-    await Promise.all(sockets.splice(0).map((socket) => socket.close()));
-  });
-  afterAll(async () => {
-    await t?.close();
+    alice = await server.t.user("user", `alice-${dialect.name}`);
   });
 
+  /** A room of alice's that `members` joined, with `messages` messages: its id, then theirs. */
   async function roomWith(messages: number, members: TestUser[] = []): Promise<number[]> {
-    const room = await t.app.inject({
-      method: "POST",
-      url: "/api/rooms",
-      headers: alice.headers,
-      payload: { name: `resume-${messages}` },
-    });
-    const roomId = room.json().id as number;
-    for (const member of members)
-      await t.app.inject({
-        method: "POST",
-        url: `/api/rooms/${roomId}/join`,
-        headers: member.headers,
-      });
-    const ids: number[] = [];
-    for (let i = 0; i < messages; i += 10) {
-      const posted = await Promise.all(
-        Array.from({ length: Math.min(10, messages - i) }, async () => {
-          const res = await t.app.inject({
-            method: "POST",
-            url: `/api/rooms/${roomId}/messages`,
-            headers: alice.headers,
-            payload: { content: CONTENT },
-          });
-          expect(res.statusCode).toBe(201);
-          return res.json().id as number;
-        }),
-      );
-      ids.push(...posted);
-    }
-    return [roomId, ...ids.sort((x, y) => x - y)];
+    const { id: roomId } = await createRoom(server.t, alice, `resume-${messages}`);
+    for (const member of members) await joinRoom(server.t, member, roomId);
+    return [roomId, ...(await postMessages(server.t, alice, roomId, messages, CONTENT))];
   }
-
-  const messageIds = (socket: StreamSocket) =>
-    socket.frames
-      .filter((f: Frame) => f.type === "event" && f.event === "MESSAGE_CREATED")
-      .map((f) => f.data.messageId as number);
 
   it("sends a loopback reader all 1,000 messages of 16 KB from after 0, in order", async () => {
     const [roomId, ...ids] = await roomWith(LARGE_ROOM);
-    const reader = await openAuthenticated(origin, alice.token);
-    sockets.push(reader);
+    const reader = await server.open(alice);
     await subscribe(reader, roomId!, 0);
     await reader.until(
       (frames) =>
@@ -92,32 +45,27 @@ describeEachDialect("resuming a large room on $name", (dialect) => {
         frames.filter((f) => f.event === "MESSAGE_CREATED").length >= ids.length,
       30_000,
     );
-    expect(reader.ws.readyState, `closed after ${messageIds(reader).length} messages`).toBe(
+    expect(reader.ws.readyState, `closed after ${createdMessageIds(reader).length} messages`).toBe(
       reader.ws.OPEN,
     );
-    expect(messageIds(reader)).toEqual(ids);
+    expect(createdMessageIds(reader)).toEqual(ids);
     for (const frame of reader.frames.filter((f) => f.event === "MESSAGE_CREATED"))
       expect(frame.data.message.content).toBe(CONTENT);
   }, 60_000);
 
   it("serves many resumes at once in full while /healthz stays fast", async () => {
+    // Each user keeps to the per-user limit; the concurrent resumes come from several users.
     const readers: TestUser[] = [];
     for (let i = 0; i < CONCURRENT_RESUMES; i++)
-      readers.push(await t.user("user", `reader${i}-${dialect.name}`));
+      readers.push(await server.t.user("user", `reader${i}-${dialect.name}`));
     const [roomId, ...ids] = await roomWith(SMALL_ROOM, readers);
-    const opened = await Promise.all(
-      readers.map(async (user) => {
-        const socket = await openAuthenticated(origin, user.token);
-        sockets.push(socket);
-        return socket;
-      }),
-    );
+    const opened = await Promise.all(readers.map((user) => server.open(user)));
     const latencies: number[] = [];
     let done = false;
     const probe = (async () => {
       while (!done) {
         const started = performance.now();
-        const res = await fetch(`${origin}/healthz`);
+        const res = await fetch(`${server.origin}/healthz`);
         await res.arrayBuffer();
         expect(res.status).toBe(200);
         latencies.push(performance.now() - started);
@@ -142,7 +90,7 @@ describeEachDialect("resuming a large room on $name", (dialect) => {
     }
     for (const socket of opened) {
       expect(socket.ws.readyState, "a reader was closed").toBe(socket.ws.OPEN);
-      expect(messageIds(socket)).toEqual(ids);
+      expect(createdMessageIds(socket)).toEqual(ids);
     }
     // Resumes that queued whole pages stalled /healthz for seconds; 1 s leaves room for a loaded
     // two-core machine.

@@ -6,18 +6,15 @@
  * parley_stream_slow_consumers_dropped_total; the other subscriber of the room receives every
  * message throughout, and the dropped reader resumes with `after` without losing one.
  */
-import type { AddressInfo } from "node:net";
-import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
+import { beforeAll, expect, it } from "vitest";
 import { CLOSE } from "../../../src/realtime/stream-frames.js";
-import { createTestApp, type TestApp, type TestUser } from "../../helpers/build-app.js";
+import type { TestUser } from "../../helpers/build-app.js";
 import { describeEachDialect } from "../../helpers/dialects.js";
+import { createRoom } from "../../helpers/fixtures.js";
+import { listeningApp } from "../../helpers/listening-app.js";
+import { createdMessageIds, subscribe } from "../../helpers/stream-socket.js";
 import { waitFor } from "../../helpers/wait-for.js";
-import {
-  openAuthenticated,
-  subscribe,
-  type Frame,
-  type StreamSocket,
-} from "../../helpers/stream-socket.js";
+import { joinRoom } from "../chat/chat-helpers.js";
 
 /** The gateway's default bound on a connection's unread bytes (StreamGatewayOptions). */
 const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
@@ -32,37 +29,24 @@ const MAX_POSTS = 400;
 const CONTENT = "slow reader ".repeat(1_333);
 
 describeEachDialect("a slow reader on the live stream on $name", (dialect) => {
-  let t: TestApp;
-  let origin: string;
+  const server = listeningApp(dialect);
   let alice: TestUser;
   let bob: TestUser;
-  const sockets: StreamSocket[] = [];
 
   beforeAll(async () => {
-    t = await createTestApp(dialect);
-    await t.app.listen({ port: 0, host: "127.0.0.1" });
-    origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-    alice = await t.user("user", `alice-${dialect.name}`);
-    bob = await t.user("user", `bob-${dialect.name}`);
-  });
-  afterEach(async () => {
-    // A paused socket would never read the close handshake's answer.
-    for (const socket of sockets) socket.ws.resume();
-    await Promise.all(sockets.splice(0).map((socket) => socket.close()));
-  });
-  afterAll(async () => {
-    await t?.close();
+    alice = await server.t.user("user", `alice-${dialect.name}`);
+    bob = await server.t.user("user", `bob-${dialect.name}`);
   });
 
   async function metric(name: string): Promise<number> {
-    const text = (await t.app.inject({ url: "/metrics" })).body;
+    const text = (await server.t.app.inject({ url: "/metrics" })).body;
     const match = new RegExp(`^${name} (\\S+)$`, "m").exec(text);
     if (!match) throw new Error(`${name} is not on /metrics`);
     return Number(match[1]);
   }
 
   async function post(roomId: number): Promise<number> {
-    const res = await t.app.inject({
+    const res = await server.t.app.inject({
       method: "POST",
       url: `/api/rooms/${roomId}/messages`,
       headers: alice.headers,
@@ -72,25 +56,12 @@ describeEachDialect("a slow reader on the live stream on $name", (dialect) => {
     return res.json().id as number;
   }
 
-  const messageIds = (socket: StreamSocket) =>
-    socket.frames
-      .filter((f: Frame) => f.type === "event" && f.event === "MESSAGE_CREATED")
-      .map((f) => f.data.messageId as number);
-
   it("drops a reader that stops reading once its unread bytes pass the bound, and only it", async () => {
-    const room = await t.app.inject({
-      method: "POST",
-      url: "/api/rooms",
-      headers: alice.headers,
-      payload: { name: "flood" },
-    });
-    const roomId = room.json().id as number;
-    await t.app.inject({ method: "POST", url: `/api/rooms/${roomId}/join`, headers: bob.headers });
+    const { id: roomId } = await createRoom(server.t, alice, "flood");
+    await joinRoom(server.t, bob, roomId);
 
-    const fast = await openAuthenticated(origin, alice.token);
-    sockets.push(fast);
-    const slow = await openAuthenticated(origin, bob.token);
-    sockets.push(slow);
+    const fast = await server.open(alice);
+    const slow = await server.open(bob);
     await subscribe(fast, roomId);
     await subscribe(slow, roomId);
     // Bob's client stops reading: what the server writes piles up in the kernel buffers, then in
@@ -123,15 +94,15 @@ describeEachDialect("a slow reader on the live stream on $name", (dialect) => {
     slow.ws.resume();
     expect(await slow.closed).toMatchObject({ code: CLOSE.tooSlow });
     // In the room's commit order (the fast reader's), with no gap: a prefix of what it got.
-    const received = messageIds(slow);
-    expect(received).toEqual(messageIds(fast).slice(0, received.length));
+    const received = createdMessageIds(slow);
+    expect(received).toEqual(createdMessageIds(fast).slice(0, received.length));
     expect(received.length).toBeLessThan(posted.length);
 
     // The room goes on for the reader that kept up; the server no longer holds anything for bob.
     const later = await post(roomId);
     await fast.next((f) => f.data?.messageId === later);
     const sorted = (ids: number[]) => [...ids].sort((x, y) => x - y);
-    expect(sorted(messageIds(fast))).toEqual(sorted([...posted, later]));
+    expect(sorted(createdMessageIds(fast))).toEqual(sorted([...posted, later]));
     // The server lets go of bob's socket once the close handshake it started is done.
     await waitFor(
       "bob's connection to be released",
@@ -140,12 +111,11 @@ describeEachDialect("a slow reader on the live stream on $name", (dialect) => {
     expect(await metric("parley_stream_send_buffer_bytes")).toBe(0);
 
     // And bob, resuming after the last message he got, misses none.
-    const again = await openAuthenticated(origin, bob.token);
-    sockets.push(again);
+    const again = await server.open(bob);
     await subscribe(again, roomId, received.at(-1));
     await again.until((frames) => frames.some((f) => f.data?.messageId === later));
-    const missed = messageIds(fast).slice(received.length);
-    expect(sorted(messageIds(again))).toEqual(sorted(missed));
-    expect(new Set(messageIds(again)).size).toBe(missed.length);
+    const missed = createdMessageIds(fast).slice(received.length);
+    expect(sorted(createdMessageIds(again))).toEqual(sorted(missed));
+    expect(new Set(createdMessageIds(again)).size).toBe(missed.length);
   }, 30_000);
 });

@@ -11,7 +11,9 @@ import { CLOSE } from "../../../src/realtime/stream-frames.js";
 import type { ConfigOverrides } from "../../../src/config/load-config.js";
 import { createTestApp, type TestApp } from "../../helpers/build-app.js";
 import { describeEachDialect, type TestDialect } from "../../helpers/dialects.js";
+import { createRoom, postMessages } from "../../helpers/fixtures.js";
 import {
+  createdMessageIds,
   openAuthenticated,
   openStream,
   type Frame,
@@ -185,30 +187,10 @@ describeEachDialect("live-stream limits on $name", (dialect: TestDialect) => {
     it("is not read while 32 of its frames wait, and is read again once they are handled", async () => {
       const { t, origin } = await listening();
       const alice = await t.user("user", "alice");
-      const room = await t.app.inject({
-        method: "POST",
-        url: "/api/rooms",
-        headers: alice.headers,
-        payload: { name: "large" },
-      });
-      const roomId = room.json().id as number;
+      const { id: roomId } = await createRoom(t, alice, "large");
       // About 13 MB of frames: more than the send bound and the socket buffers of a reader that
       // does not read, so the resume waits for the reader.
-      const ids: number[] = [];
-      for (let i = 0; i < 200; i += 10)
-        ids.push(
-          ...(await Promise.all(
-            Array.from({ length: 10 }, async () => {
-              const res = await t.app.inject({
-                method: "POST",
-                url: `/api/rooms/${roomId}/messages`,
-                headers: alice.headers,
-                payload: { content: CONTENT },
-              });
-              return res.json().id as number;
-            }),
-          )),
-        );
+      const ids = await postMessages(t, alice, roomId, 200, CONTENT);
 
       let serverSide: Socket | undefined;
       t.app.server.once("connection", (socket: Socket) => (serverSide = socket));
@@ -233,8 +215,7 @@ describeEachDialect("live-stream limits on $name", (dialect: TestDialect) => {
 
       reader.ws.resume();
       await reader.until((frames) => frames.filter((f) => f.type === "pong").length === 40, 30_000);
-      const events = reader.frames.filter((f) => f.event === "MESSAGE_CREATED");
-      expect(events.map((f) => f.data.messageId)).toEqual(ids.sort((x, y) => x - y));
+      expect(createdMessageIds(reader)).toEqual(ids);
       expect(serverSide!.isPaused()).toBe(false);
       reader.send({ type: "ping" });
       await reader.until((frames) => frames.filter((f) => f.type === "pong").length === 41);
