@@ -6,6 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp, type TestUser } from "../../helpers/build-app.js";
 import { describeEachDialect } from "../../helpers/dialects.js";
+import { createRoom } from "../../helpers/fixtures.js";
+import { joinRoom, post } from "../chat/chat-helpers.js";
 
 const PIXEL = "https://tracker.example/pixel.png";
 const REL = 'rel="noopener noreferrer nofollow"';
@@ -21,18 +23,8 @@ describeEachDialect("images in messages on $name", (dialect) => {
     t = await createTestApp(dialect);
     alice = await t.user("user", "alice");
     reader = await t.user("bot", "reader");
-    const room = await t.app.inject({
-      method: "POST",
-      url: "/api/rooms",
-      headers: alice.headers,
-      payload: { name: "pixels" },
-    });
-    roomId = room.json().id;
-    await t.app.inject({
-      method: "POST",
-      url: `/api/rooms/${roomId}/join`,
-      headers: reader.headers,
-    });
+    roomId = (await createRoom(t, alice, "pixels")).id;
+    await joinRoom(t, reader, roomId);
   });
   afterAll(async () => {
     await t?.close();
@@ -47,26 +39,21 @@ describeEachDialect("images in messages on $name", (dialect) => {
     return res.json();
   }
 
-  async function post(content: string, contentFormat: "markdown" | "html"): Promise<number> {
-    const res = await t.app.inject({
-      method: "POST",
-      url: `/api/rooms/${roomId}/messages`,
-      headers: alice.headers,
-      payload: { content, contentFormat },
-    });
+  async function postOk(content: string, contentFormat: "markdown" | "html"): Promise<number> {
+    const res = await post(t, alice, roomId, content, contentFormat);
     expect(res.statusCode).toBe(201);
     return res.json().id;
   }
 
   it("shows a markdown image as a link to it, not as an image", async () => {
-    const { contentHtml, contentText } = await read(await post(`![t](${PIXEL})`, "markdown"));
+    const { contentHtml, contentText } = await read(await postOk(`![t](${PIXEL})`, "markdown"));
     expect(contentHtml).not.toContain("<img");
     expect(contentHtml).toBe(`<p><a href="${PIXEL}" ${REL}>t</a></p>\n`);
     expect(contentText).toBe(`t (${PIXEL})`);
   });
 
   it("shows an HTML image as a link to it, not as an image", async () => {
-    const { contentHtml } = await read(await post(`<p><img src="${PIXEL}" alt="t"></p>`, "html"));
+    const { contentHtml } = await read(await postOk(`<p><img src="${PIXEL}" alt="t"></p>`, "html"));
     expect(contentHtml).toBe(`<p><a href="${PIXEL}" ${REL}>t</a></p>`);
   });
 
