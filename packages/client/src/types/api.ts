@@ -73,6 +73,8 @@ export type {
   CreateInboundWebhookParams,
   InboundWebhook,
   InboundWebhookWithToken,
+  IngestEditParams,
+  IngestEditResult,
   IngestParams,
   IngestResult,
   ListInboundWebhooksParams,

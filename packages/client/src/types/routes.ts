@@ -23,6 +23,8 @@ import type {
   SearchDeliveriesParams,
   InboundWebhook,
   InboundWebhookWithToken,
+  IngestEditParams,
+  IngestEditResult,
   IngestParams,
   IngestResult,
   IssuedToken,
@@ -212,6 +214,16 @@ export interface Routes {
   "POST /api/public/webhooks/ingest/{token}": {
     params: { token: string } & IngestParams;
     response: IngestResult;
+  };
+  /** Edits a message this webhook posted (any other id: 404, as an unknown token). */
+  "PATCH /api/public/webhooks/ingest/{token}/messages/{messageId}": {
+    params: { token: string; messageId: number } & IngestEditParams;
+    response: IngestEditResult;
+  };
+  /** Deletes a message this webhook posted (any other id: 404, as an unknown token). */
+  "DELETE /api/public/webhooks/ingest/{token}/messages/{messageId}": {
+    params: { token: string; messageId: number };
+    response: undefined;
   };
   /** Slack-compatible ingest: answers 200 with the text `ok`, failures with a bare text code. */
   "POST /api/public/webhooks/ingest/{token}/slack": {

@@ -86,6 +86,27 @@ export type IngestParams = Static<typeof IngestParamsSchema>;
 export const IngestResultSchema = Type.Object({ messageId: Id(), timestamp: Timestamp() });
 export type IngestResult = Static<typeof IngestResultSchema>;
 
+/** `.../ingest/{token}/messages/{messageId}`: a message this webhook posted. */
+export const IngestMessageParamsSchema = Type.Object({
+  token: Type.String({ description: "The webhook's token (43 characters)." }),
+  messageId: Id(),
+});
+
+/** An edit through ingest: the new content (a message cannot move to another thread). */
+export const IngestEditParamsSchema = Type.Object(messageBodyProperties, {
+  description:
+    "Unknown fields are ignored, as on ingest. The same content rules, DLP and moderation as a post.",
+});
+export type IngestEditParams = Static<typeof IngestEditParamsSchema>;
+
+/** What an edit through ingest answers. */
+export const IngestEditResultSchema = Type.Object({
+  messageId: Id(),
+  revision: Type.Integer({ minimum: 1 }),
+  editedAt: Timestamp({ description: "when the message's current revision was made" }),
+});
+export type IngestEditResult = Static<typeof IngestEditResultSchema>;
+
 /** A JSON object of Slack's own (an attachment, a block): passed on, not checked field by field. */
 const SlackObject = Type.Unsafe<Record<string, unknown>>({ type: "object" });
 

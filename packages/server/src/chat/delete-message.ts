@@ -7,9 +7,17 @@ import { isHidden } from "./message-visibility.js";
 import {
   eraseMessage,
   findMessageForChange,
+  findRoomForIngestPost,
   findRoomForPost,
   touchMessage,
 } from "./messages-repository.js";
+
+/**
+ * Who deletes: a user (its author, or an admin), or an inbound webhook deleting a message it
+ * posted (its token, by hash, checked again in the transaction; `name` is what deletedBy says).
+ */
+export type MessageDeleter =
+  Principal | { type: "integration"; inboundWebhookId: number; name: string; tokenHash: string };
 
 /**
  * Its author or an admin deletes a message: its content and every revision are removed from the
@@ -21,17 +29,26 @@ import {
  */
 export async function deleteMessage(
   ctx: AppContext,
-  actor: Principal,
+  actor: MessageDeleter,
   roomId: number,
   messageId: number,
 ): Promise<void> {
-  const admin = actor.role === "admin";
+  const hook = "type" in actor && actor.type === "integration" ? actor : undefined;
+  const admin = !hook && (actor as Principal).role === "admin";
   await ctx.database.transaction(async (tx) => {
-    const room = await findRoomForPost(tx.db, roomId);
+    const room = hook
+      ? await findRoomForIngestPost(tx.db, roomId, hook.inboundWebhookId, hook.tokenHash)
+      : await findRoomForPost(tx.db, roomId);
     if (!room || room.deleted_at !== null) throw new AppError("not_found", `no room ${roomId}`);
+    // A token disabled, rotated or deleted since ingest looked it up: as an unknown token.
+    if ("tokenCurrent" in room && !room.tokenCurrent)
+      throw new AppError("not_found", `no room ${roomId}`);
     const message = await findMessageForChange(tx.db, roomId, messageId);
-    const own = message?.sender_user_id === actor.userId;
-    if (!message || (!own && !admin && isHidden(message.moderation_status)))
+    const own = hook
+      ? message?.sender_user_id === null && message.inbound_webhook_id === hook.inboundWebhookId
+      : message?.sender_user_id === (actor as Principal).userId;
+    // To an inbound webhook, a message it did not post does not exist (as an unknown token).
+    if (!message || (!own && (hook || (!admin && isHidden(message.moderation_status)))))
       throw new AppError("not_found", `no message ${messageId} in room ${roomId}`);
     if (message.deleted_at !== null)
       throw new AppError("message_deleted", `message ${messageId} was deleted`);
@@ -45,7 +62,7 @@ export async function deleteMessage(
       eventData.messageDeleted({
         roomId,
         messageId,
-        deletedBy: actor.username,
+        deletedBy: hook ? hook.name : (actor as Principal).username,
         deletedAt: now,
         threadId: message.thread_id,
       }),

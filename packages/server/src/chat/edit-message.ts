@@ -5,6 +5,7 @@ import { flagForModeration } from "./flag-for-moderation.js";
 import { isHidden } from "./message-visibility.js";
 import {
   findMessageForChange,
+  findRoomForIngestPost,
   findRoomForPost,
   insertRevision,
   isMemberForPost,
@@ -20,14 +21,29 @@ export interface EditMessageInput {
   /** Unvalidated: checked by the same content rules, DLP and moderation as a post. */
   content: unknown;
   contentFormat?: unknown;
-  /** The user editing: only a message's author may. */
-  editor: { userId: number; username: string };
+  /** Who edits: only a message's author may (a user, or the inbound webhook that posted it). */
+  editor: MessageEditor;
 }
 
-/** The edit's outcome: the revision the message is at now, and whether this edit made it. */
+/**
+ * A user, or an inbound webhook editing its own message through ingest (its token, by hash,
+ * checked again in the edit's transaction; `name` is what MESSAGE_UPDATED's editedBy says).
+ */
+export type MessageEditor =
+  | { type?: "user"; userId: number; username: string }
+  | { type: "integration"; inboundWebhookId: number; name: string; tokenHash: string };
+
+/** The edit's outcome: the revision the message is at now, when it was made, whether this edit made it. */
 export interface EditedMessage {
   revision: number;
+  editedAt: number;
   changed: boolean;
+}
+
+function isAuthor(message: MessageForChange, editor: MessageEditor): boolean {
+  return editor.type === "integration"
+    ? message.sender_user_id === null && message.inbound_webhook_id === editor.inboundWebhookId
+    : message.sender_user_id === editor.userId;
 }
 
 function noMessage(input: Pick<EditMessageInput, "roomId" | "messageId">): AppError {
@@ -40,8 +56,10 @@ function checkEditable(
   input: Pick<EditMessageInput, "roomId" | "messageId" | "editor">,
 ): void {
   if (!message) throw noMessage(input);
-  const own = message.sender_user_id === input.editor.userId;
-  if (!own && isHidden(message.moderation_status)) throw noMessage(input);
+  const own = isAuthor(message, input.editor);
+  // To an inbound webhook, a message it did not post does not exist (as an unknown token).
+  if (!own && (isHidden(message.moderation_status) || input.editor.type === "integration"))
+    throw noMessage(input);
   if (message.deleted_at !== null)
     throw new AppError("message_deleted", `message ${input.messageId} was deleted`);
   if (!own) throw new AppError("not_author", `you did not write message ${input.messageId}`);
@@ -78,17 +96,36 @@ export async function editMessage(
     input.content,
     input.contentFormat,
   );
+  const editor = input.editor;
   return ctx.database.transaction(async (tx) => {
-    const room = await findRoomForPost(tx.db, input.roomId);
+    const room =
+      editor.type === "integration"
+        ? await findRoomForIngestPost(
+            tx.db,
+            input.roomId,
+            editor.inboundWebhookId,
+            editor.tokenHash,
+          )
+        : await findRoomForPost(tx.db, input.roomId);
     if (!room || room.deleted_at !== null)
       throw new AppError("not_found", `no room ${input.roomId}`);
-    if (!(await isMemberForPost(tx.db, input.roomId, input.editor.userId)))
+    // A token disabled, rotated or deleted since ingest looked it up: as an unknown token.
+    if ("tokenCurrent" in room && !room.tokenCurrent)
+      throw new AppError("not_found", `no room ${input.roomId}`);
+    if (
+      editor.type !== "integration" &&
+      !(await isMemberForPost(tx.db, input.roomId, editor.userId))
+    )
       throw new AppError("not_a_member", `you are not a member of room ${input.roomId}`);
     const message = await findMessageForChange(tx.db, input.roomId, input.messageId);
     checkEditable(message, input);
     const current = message!;
     if (current.content === stored && current.content_format === format)
-      return { revision: current.revision, changed: false };
+      return {
+        revision: current.revision,
+        editedAt: current.edited_at ?? current.created_at,
+        changed: false,
+      };
 
     const now = ctx.now();
     const revision = current.revision + 1;
@@ -122,7 +159,7 @@ export async function editMessage(
           roomId: input.roomId,
           messageId: current.id,
           revision,
-          editedBy: input.editor.username,
+          editedBy: editor.type === "integration" ? editor.name : editor.username,
           editedAt: now,
           mentions,
         }),
@@ -138,6 +175,6 @@ export async function editMessage(
         now,
       });
     }
-    return { revision, changed: true };
+    return { revision, editedAt: now, changed: true };
   });
 }

@@ -28,6 +28,9 @@ import {
   InboundWebhookSchema,
   InboundWebhookWithTokenSchema,
   IngestParamsSchema,
+  IngestEditParamsSchema,
+  IngestEditResultSchema,
+  IngestMessageParamsSchema,
   IngestResultSchema,
   ListMessagesParamsSchema,
   MessageListItemSchema,
@@ -299,6 +302,16 @@ export const WIRE_ROUTES = {
     params: IngestTokenParamsSchema,
     body: IngestParamsSchema,
     response: IngestResultSchema,
+  },
+  "PATCH /api/public/webhooks/ingest/{token}/messages/{messageId}": {
+    status: 200,
+    params: IngestMessageParamsSchema,
+    body: IngestEditParamsSchema,
+    response: IngestEditResultSchema,
+  },
+  "DELETE /api/public/webhooks/ingest/{token}/messages/{messageId}": {
+    status: 204,
+    params: IngestMessageParamsSchema,
   },
   "POST /api/public/webhooks/ingest/{token}/slack": {
     status: 200,

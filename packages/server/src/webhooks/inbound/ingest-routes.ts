@@ -2,6 +2,9 @@ import formbody from "@fastify/formbody";
 import rateLimit from "@fastify/rate-limit";
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import {
+  IngestEditParamsSchema,
+  IngestEditResultSchema,
+  IngestMessageParamsSchema,
   IngestParamsSchema,
   IngestResultSchema,
   IngestTokenParamsSchema,
@@ -13,7 +16,13 @@ import { AppError } from "../../errors/app-error.js";
 import { problemSchema } from "../../http/schemas.js";
 import { logServerFault } from "../../plugins/problem-details.js";
 import { toAppError } from "../../plugins/to-app-error.js";
-import { ingestMessage, resolveIngestTarget } from "./ingest.js";
+import {
+  checkIngestEditable,
+  deleteIngestMessage,
+  editIngestMessage,
+  ingestMessage,
+  resolveIngestTarget,
+} from "./ingest.js";
 import { createIngestRateLimiter } from "./ingest-rate-limit.js";
 import { hashIngestToken, INGEST_TOKEN_PATTERN } from "./ingest-token.js";
 import { slackPayloadToMessage } from "./slack-message.js";
@@ -176,6 +185,56 @@ export const ingestRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
       if (request.validationError) throw request.validationError;
       const threadId = (request.body as { threadId?: unknown }).threadId;
       return ingestMessage(ctx, target, { content, contentFormat: format, threadId });
+    },
+  );
+
+  app.patch<{ Params: { token: string; messageId: number }; Body: unknown }>(
+    "/api/public/webhooks/ingest/:token/messages/:messageId",
+    {
+      bodyLimit: INGEST_BODY_LIMIT,
+      config,
+      attachValidation: true,
+      schema: {
+        tags,
+        summary: "Edit a message this webhook posted (fires MESSAGE_UPDATED)",
+        description:
+          "The same content rules, DLP and moderation as a post; the same content and format answer 200 and fire nothing. Any message this webhook did not post answers 404, as an unknown token. A deleted one answers 410 message_deleted.",
+        params: IngestMessageParamsSchema,
+        body: IngestEditParamsSchema,
+        response: { 200: IngestEditResultSchema, 410: problemSchema, ...errorAnswers },
+      },
+    },
+    async (request) => {
+      const failed = request.validationError;
+      if (failed && failed.validationContext !== "body") throw failed;
+      const target = await resolveIngestTarget(ctx, lookupHash(request));
+      const { messageId } = request.params;
+      // Whose message it is before what the edit holds.
+      await checkIngestEditable(ctx, target, messageId);
+      const { content, format } = validateMessageBody(request.body);
+      if (failed) throw failed;
+      return editIngestMessage(ctx, target, messageId, { content, contentFormat: format });
+    },
+  );
+
+  app.delete<{ Params: { token: string; messageId: number } }>(
+    "/api/public/webhooks/ingest/:token/messages/:messageId",
+    {
+      config,
+      schema: {
+        tags,
+        summary:
+          "Delete a message this webhook posted (fires MESSAGE_DELETED; its content is erased)",
+        description:
+          "Any message this webhook did not post answers 404, as an unknown token. A deleted one answers 410 message_deleted.",
+        params: IngestMessageParamsSchema,
+        response: { 204: { type: "null" }, 410: problemSchema, ...errorAnswers },
+      },
+    },
+    async (request, reply) => {
+      const target = await resolveIngestTarget(ctx, lookupHash(request));
+      await deleteIngestMessage(ctx, target, request.params.messageId);
+      return reply.code(204).send();
     },
   );
 

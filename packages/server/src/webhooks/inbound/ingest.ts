@@ -1,5 +1,7 @@
-import type { IngestResult } from "@parley/client/wire";
+import type { IngestEditResult, IngestResult } from "@parley/client/wire";
 import type { AppContext } from "../../app-context.js";
+import { deleteMessage } from "../../chat/delete-message.js";
+import { checkMessageEditable, editMessage, type MessageEditor } from "../../chat/edit-message.js";
 import { postMessage } from "../../chat/post-message.js";
 import { AppError, isAppError } from "../../errors/app-error.js";
 import { isoTime } from "../../events/event-catalogue.js";
@@ -108,4 +110,69 @@ export async function ingestMessage(
     if (isAppError(error) && error.code === "not_found") throw ingestTokenNotFound();
     throw error;
   }
+}
+
+/** The webhook as the author of its messages, for an edit or a delete through ingest. */
+function webhookAuthor(target: ResolvedIngestTarget): MessageEditor & { type: "integration" } {
+  return {
+    type: "integration",
+    inboundWebhookId: target.id,
+    name: target.displayName,
+    tokenHash: target.tokenHash,
+  };
+}
+
+/** A not_found (a message it did not post, a room or token gone) answers as a dead token does. */
+async function asIngest<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (isAppError(error) && error.code === "not_found") throw ingestTokenNotFound();
+    throw error;
+  }
+}
+
+/**
+ * Whether the webhook may edit that message (one it posted, in its room), answered before the
+ * content is read: any other id is 404, as an unknown token.
+ */
+export async function checkIngestEditable(
+  ctx: AppContext,
+  target: ResolvedIngestTarget,
+  messageId: number,
+): Promise<void> {
+  await asIngest(() =>
+    checkMessageEditable(ctx, { roomId: target.roomId, messageId, editor: webhookAuthor(target) }),
+  );
+}
+
+/**
+ * The webhook edits a message it posted, through the same editMessage() as a user's edit (content
+ * rules, DLP, moderation, a revision, MESSAGE_UPDATED with editedBy its display name).
+ */
+export async function editIngestMessage(
+  ctx: AppContext,
+  target: ResolvedIngestTarget,
+  messageId: number,
+  message: { content: unknown; contentFormat?: unknown },
+): Promise<IngestEditResult> {
+  const edited = await asIngest(() =>
+    editMessage(ctx, {
+      roomId: target.roomId,
+      messageId,
+      content: message.content,
+      contentFormat: message.contentFormat,
+      editor: webhookAuthor(target),
+    }),
+  );
+  return { messageId, revision: edited.revision, editedAt: isoTime(edited.editedAt) };
+}
+
+/** The webhook deletes a message it posted, through the same deleteMessage() as a user's delete. */
+export async function deleteIngestMessage(
+  ctx: AppContext,
+  target: ResolvedIngestTarget,
+  messageId: number,
+): Promise<void> {
+  await asIngest(() => deleteMessage(ctx, webhookAuthor(target), target.roomId, messageId));
 }
