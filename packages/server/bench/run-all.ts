@@ -6,7 +6,7 @@
  *   --skip-large-table      leave out the 1,000,000-row delivery table benchmark
  *   --skip-scale-out        leave out one against two Parley processes on PostgreSQL
  *   --only a,b              only these (dead-receivers, delivery, delivery-search, ingest,
- *                           large-table, scale-out, stream)
+ *                           large-table, messages-that-live, scale-out, stream)
  *
  * The same from the environment, for `npm run bench` at the root (which passes no flags):
  * PARLEY_BENCH_QUICK=1, PARLEY_BENCH_STEADY_SECONDS=N, PARLEY_BENCH_SKIP_LARGE_TABLE=1,
@@ -19,6 +19,10 @@ import { runDeliverySearchBench } from "./delivery-search.bench.js";
 import { deliveryOptionsFrom, runDeliveryBench } from "./delivery.bench.js";
 import { runIngestBench } from "./ingest.bench.js";
 import { largeTableOptionsFrom, runLargeTableBench } from "./large-table.bench.js";
+import {
+  messagesThatLiveOptionsFrom,
+  runMessagesThatLiveBench,
+} from "./messages-that-live.bench.js";
 import { runScaleOutBench, scaleOutOptionsFrom } from "./scale-out.bench.js";
 import { runStreamBench } from "./stream.bench.js";
 
@@ -55,6 +59,7 @@ const benchmarks: Array<[name: string, run: () => Promise<void>]> = [
       ),
   ],
   ["large-table", () => runLargeTableBench(largeTableOptionsFrom({ quick }))],
+  ["messages-that-live", () => runMessagesThatLiveBench(messagesThatLiveOptionsFrom({ quick }))],
   ["scale-out", () => runScaleOutBench(scaleOutOptionsFrom({ quick }))],
   [
     "stream",
