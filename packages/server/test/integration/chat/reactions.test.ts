@@ -1,8 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ModerationClassifier } from "../../../src/safety/moderation/moderation-classifier.js";
 import { createTestApp, type TestApp, type TestUser } from "../../helpers/build-app.js";
 import { describeEachDialect } from "../../helpers/dialects.js";
 import { createRoom } from "../../helpers/fixtures.js";
 import { joinRoom, post, recordEvents } from "./chat-helpers.js";
+
+/** Quarantines content with the marker word, lets anything else through. */
+const stubClassifier: ModerationClassifier = {
+  name: "stub",
+  async classify(text) {
+    if (text.includes("QUARANTINE")) return { category: "harassment", score: 0.95 };
+    return { category: "none", score: 0 };
+  },
+};
 
 describeEachDialect("reactions on $name", (dialect) => {
   let t: TestApp;
@@ -12,6 +22,7 @@ describeEachDialect("reactions on $name", (dialect) => {
   let roomId: number;
   beforeAll(async () => {
     t = await createTestApp(dialect);
+    t.ctx.safety.classifier = stubClassifier;
     alice = await t.user("user", "alice");
     bob = await t.user("user", "bob");
     stranger = await t.user("user", "stranger");
@@ -123,6 +134,14 @@ describeEachDialect("reactions on $name", (dialect) => {
       const res = await react(bob, id, "👍", "PUT", other);
       expect(res.statusCode).toBe(404);
       expect(await storedRows(id)).toHaveLength(0);
+    });
+
+    it("answers 404 for a message hidden pending review", async () => {
+      const res = await post(t, alice, roomId, "QUARANTINE this");
+      expect(res.statusCode).toBe(201);
+      const hidden = await react(bob, res.json().id, "👍");
+      expect(hidden.statusCode).toBe(404);
+      expect(await storedRows(res.json().id)).toHaveLength(0);
     });
 
     it("answers 410 message_deleted on a deleted message, for PUT and DELETE", async () => {
