@@ -26,8 +26,8 @@ export interface StreamClientOptions {
 
 export interface StreamListeners {
   /**
-   * A room event (MESSAGE_CREATED, MESSAGE_UPDATED, MESSAGE_DELETED, USER_JOINED_ROOM,
-   * USER_LEFT_ROOM, ROOM_DELETED).
+   * A room event (MESSAGE_CREATED, MESSAGE_UPDATED, MESSAGE_DELETED, REACTION_ADDED,
+   * REACTION_REMOVED, USER_JOINED_ROOM, USER_LEFT_ROOM, ROOM_DELETED).
    */
   event: (frame: StreamEventFrame) => void;
   /** Who is present in a subscribed room changed (or was first learnt). */
