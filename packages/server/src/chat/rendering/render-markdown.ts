@@ -1,6 +1,6 @@
 import MarkdownIt from "markdown-it";
 import { sanitizeHtml } from "./sanitize-html.js";
-import { replaceShortcodes } from "./shortcodes.js";
+import { shortcodeRule } from "./shortcode-rule.js";
 
 // Raw HTML in markdown is shown as text, never interpreted; bare URLs become links; a single
 // newline is a line break, as people type in chat.
@@ -35,24 +35,7 @@ linkify.match = (text: string) => {
   return found;
 };
 
-/**
- * Shortcodes (`:tada:`) become their emoji in the text of the parsed document, after markdown-it
- * joined its adjacent text tokens: never in code spans or blocks (other tokens), in a link's
- * address (an attribute) or in a bare URL shown as its own text.
- */
-parser.core.ruler.push("shortcodes", (state) => {
-  for (const block of state.tokens) {
-    if (block.type !== "inline" || !block.children) continue;
-    let inBareUrl = false;
-    for (const token of block.children) {
-      if (token.type === "link_open")
-        inBareUrl = token.markup === "linkify" || token.markup === "autolink";
-      else if (token.type === "link_close") inBareUrl = false;
-      else if (token.type === "text" && !inBareUrl)
-        token.content = replaceShortcodes(token.content);
-    }
-  }
-});
+parser.core.ruler.push("shortcodes", shortcodeRule);
 
 /** The tokens markdown-it parses chat markdown into, as renderMarkdown() sees them. */
 export function parseMarkdown(markdown: string): ReturnType<typeof parser.parse> {

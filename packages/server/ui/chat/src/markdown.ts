@@ -1,26 +1,12 @@
 import MarkdownIt from "markdown-it";
-import { replaceShortcodes } from "../../../src/chat/rendering/shortcodes.js";
+import { shortcodeRule } from "../../../src/chat/rendering/shortcode-rule.js";
 import { mentionPlugin } from "./mentions.js";
 
 // Raw HTML off: every `<` in a message is text. markdown-it also refuses javascript:, vbscript:,
 // file: and data: (except images) link targets, so its output is safe to insert as HTML.
 const md = new MarkdownIt({ html: false, linkify: true, breaks: true });
 
-// Shortcodes (`:tada:`) become their emoji as the server's contentHtml has them (the same module
-// and rule): in text only, never in code, a link's address or a bare URL shown as its own text.
-md.core.ruler.push("shortcodes", (state) => {
-  for (const block of state.tokens) {
-    if (block.type !== "inline" || !block.children) continue;
-    let inBareUrl = false;
-    for (const token of block.children) {
-      if (token.type === "link_open")
-        inBareUrl = token.markup === "linkify" || token.markup === "autolink";
-      else if (token.type === "link_close") inBareUrl = false;
-      else if (token.type === "text" && !inBareUrl)
-        token.content = replaceShortcodes(token.content);
-    }
-  }
-});
+md.core.ruler.push("shortcodes", shortcodeRule);
 md.use(mentionPlugin);
 
 // An image is never fetched (its host would learn who reads the message, when, from where): an
