@@ -2,6 +2,7 @@ import type { AppContext } from "../app-context.js";
 import type { Principal } from "../auth/principal.js";
 import { eraseFreedContent } from "../db/erase-freed-content.js";
 import { AppError } from "../errors/app-error.js";
+import { messageDeleted, messageNotFound } from "./message-lookup-errors.js";
 import { eventData } from "../events/event-catalogue.js";
 import { isHidden } from "./message-visibility.js";
 import {
@@ -49,9 +50,8 @@ export async function deleteMessage(
       : message?.sender_user_id === (actor as Principal).userId;
     // To an inbound webhook, a message it did not post does not exist (as an unknown token).
     if (!message || (!own && (hook || (!admin && isHidden(message.moderation_status)))))
-      throw new AppError("not_found", `no message ${messageId} in room ${roomId}`);
-    if (message.deleted_at !== null)
-      throw new AppError("message_deleted", `message ${messageId} was deleted`);
+      throw messageNotFound(roomId, messageId, hook ? "integration" : "chat");
+    if (message.deleted_at !== null) throw messageDeleted(messageId);
     if (!own && !admin)
       throw new AppError("not_author", `only its author or an admin can delete ${messageId}`);
     const now = ctx.now();

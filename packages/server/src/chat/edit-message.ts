@@ -1,5 +1,6 @@
 import type { AppContext } from "../app-context.js";
 import { AppError } from "../errors/app-error.js";
+import { messageDeleted, messageNotFound } from "./message-lookup-errors.js";
 import { eventData } from "../events/event-catalogue.js";
 import { flagForModeration } from "./flag-for-moderation.js";
 import { isHidden } from "./message-visibility.js";
@@ -46,8 +47,12 @@ function isAuthor(message: MessageForChange, editor: MessageEditor): boolean {
     : message.sender_user_id === editor.userId;
 }
 
-function noMessage(input: Pick<EditMessageInput, "roomId" | "messageId">): AppError {
-  return new AppError("not_found", `no message ${input.messageId} in room ${input.roomId}`);
+function noMessage(input: Pick<EditMessageInput, "roomId" | "messageId" | "editor">): AppError {
+  return messageNotFound(
+    input.roomId,
+    input.messageId,
+    input.editor.type === "integration" ? "integration" : "chat",
+  );
 }
 
 /** 404 for a message not there (or hidden from a non-author), 410 deleted, 403 not the author. */
@@ -60,8 +65,7 @@ function checkEditable(
   // To an inbound webhook, a message it did not post does not exist (as an unknown token).
   if (!own && (isHidden(message.moderation_status) || input.editor.type === "integration"))
     throw noMessage(input);
-  if (message.deleted_at !== null)
-    throw new AppError("message_deleted", `message ${input.messageId} was deleted`);
+  if (message.deleted_at !== null) throw messageDeleted(input.messageId);
   if (!own) throw new AppError("not_author", `you did not write message ${input.messageId}`);
 }
 

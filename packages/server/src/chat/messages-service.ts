@@ -8,6 +8,7 @@ import type { AppContext } from "../app-context.js";
 import type { Principal } from "../auth/principal.js";
 import { keysetSlice, type KeysetSlice } from "../db/keyset-slice.js";
 import { AppError } from "../errors/app-error.js";
+import { messageDeleted, messageNotFound } from "./message-lookup-errors.js";
 import { isoTime } from "../events/event-catalogue.js";
 import type { MessageFormat } from "./message-media-type.js";
 import { HIDDEN_STATUSES, isHidden } from "./message-visibility.js";
@@ -78,10 +79,6 @@ export async function viewWithReactions(
 ): Promise<MessageView> {
   const reactions = await listReactionSummaries(ctx.db, [row.id]);
   return toMessageView(row, reactions.get(row.id));
-}
-
-function messageGone(messageId: number): AppError {
-  return new AppError("message_deleted", `message ${messageId} was deleted`);
 }
 
 export function toMessageView(
@@ -288,9 +285,9 @@ async function readableMessage(
   }
   const row = await findRoomMessageViewRow(ctx.db, roomId, messageId);
   if (!row || (isHidden(row.moderation_status) && actor.role !== "admin")) {
-    throw new AppError("not_found", `no message ${messageId} in room ${roomId}`);
+    throw messageNotFound(roomId, messageId);
   }
-  if (row.deleted_at !== null) throw messageGone(messageId);
+  if (row.deleted_at !== null) throw messageDeleted(messageId);
   return row;
 }
 
@@ -312,8 +309,8 @@ export async function getRevisions(
     // The author sees their own message even while it is hidden pending review; to anyone else a
     // hidden message does not exist.
     if (!found || (!own && isHidden(found.moderation_status)))
-      throw new AppError("not_found", `no message ${messageId} in room ${roomId}`);
-    if (found.deleted_at !== null) throw messageGone(messageId);
+      throw messageNotFound(roomId, messageId);
+    if (found.deleted_at !== null) throw messageDeleted(messageId);
     if (!own) throw new AppError("not_author", `you did not write message ${messageId}`);
     row = found;
   } else {

@@ -1,6 +1,7 @@
 import type { AppContext } from "../app-context.js";
 import type { Principal } from "../auth/principal.js";
 import { AppError } from "../errors/app-error.js";
+import { messageDeleted, messageNotFound } from "./message-lookup-errors.js";
 import { eventData } from "../events/event-catalogue.js";
 import { isHidden } from "./message-visibility.js";
 import {
@@ -42,10 +43,8 @@ export async function setReaction(
     if (!(await isMemberForPost(tx.db, roomId, actor.userId)))
       throw new AppError("not_a_member", `you are not a member of room ${roomId}`);
     const message = await findMessageForChange(tx.db, roomId, messageId);
-    if (!message || isHidden(message.moderation_status))
-      throw new AppError("not_found", `no message ${messageId} in room ${roomId}`);
-    if (message.deleted_at !== null)
-      throw new AppError("message_deleted", `message ${messageId} was deleted`);
+    if (!message || isHidden(message.moderation_status)) throw messageNotFound(roomId, messageId);
+    if (message.deleted_at !== null) throw messageDeleted(messageId);
 
     const now = ctx.now();
     const reaction = { messageId, emoji, userId: actor.userId, now };

@@ -61,6 +61,7 @@ export const ERROR_CATALOGUE = {
   enterprise_required: { status: 403, title: "This feature needs the Enterprise edition" },
   // 404
   not_found: { status: 404, title: "Not found" },
+  message_not_found: { status: 404, title: "No such message in this room" },
   route_not_found: { status: 404, title: "No such route" },
   // 409
   username_taken: { status: 409, title: "That username is taken" },

@@ -110,7 +110,15 @@ describeEachDialect("deleting a message on $name", (dialect) => {
     });
     expect(history.statusCode).toBe(410);
     expect((await remove(alice, id)).statusCode).toBe(410);
-    expect((await remove(alice, 987_654)).statusCode).toBe(404);
+    const never = await remove(alice, 987_654);
+    expect(never.statusCode).toBe(404);
+    expect(never.json().code).toBe("message_not_found");
+    const neverRevised = await t.app.inject({
+      method: "GET",
+      url: `/api/rooms/${roomId}/messages/987654/revisions`,
+      headers: t.admin.headers,
+    });
+    expect(neverRevised.json().code).toBe("message_not_found");
   });
 
   it("lets the author or an admin delete; another member gets 403 not_author", async () => {

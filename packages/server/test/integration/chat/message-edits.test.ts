@@ -131,7 +131,9 @@ describeEachDialect("editing a message on $name", (dialect) => {
       const res = await edit(bob, id, { content: "" });
       expect(res.json().code).toBe("not_author");
       const other = (await createRoom(t, alice, "elsewhere")).id;
-      expect((await edit(alice, id, { content: "moved?" }, other)).statusCode).toBe(404);
+      const moved = await edit(alice, id, { content: "moved?" }, other);
+      expect(moved.statusCode).toBe(404);
+      expect(moved.json().code).toBe("message_not_found");
     });
 
     it("applies the content rules and DLP as a post does: an edit stores and fires nothing it refuses", async () => {

@@ -337,9 +337,13 @@ describeEachDialect("messages on $name", (dialect) => {
       const other = await createRoom(t, alice, "elsewhere");
       const wrongRoom = await fetch(undefined, bot, `/api/rooms/${other.id}/messages/${messageId}`);
       expect(wrongRoom.statusCode).toBe(404);
-      expect(wrongRoom.json().code).toBe("not_found");
+      expect(wrongRoom.json().code).toBe("message_not_found");
       const unknown = await fetch(undefined, bot, `/api/rooms/${roomId}/messages/999999`);
       expect(unknown.statusCode).toBe(404);
+      expect(unknown.json().code).toBe("message_not_found");
+      // An unknown room stays the room's 404, not the message's.
+      const noRoom = await fetch(undefined, bot, `/api/rooms/987654/messages/${messageId}`);
+      expect(noRoom.json().code).toBe("not_found");
       const bad = await fetch(undefined, bot, `/api/rooms/${roomId}/messages/1.5`);
       expect(bad.statusCode).toBe(400);
       expect(bad.json().code).toBe("validation_failed");

@@ -133,6 +133,7 @@ describeEachDialect("reactions on $name", (dialect) => {
       const other = (await createRoom(t, bob, "other")).id;
       const res = await react(bob, id, "👍", "PUT", other);
       expect(res.statusCode).toBe(404);
+      expect(res.json().code).toBe("message_not_found");
       expect(await storedRows(id)).toHaveLength(0);
     });
 
