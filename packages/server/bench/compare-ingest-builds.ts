@@ -1,0 +1,116 @@
+// Ingest throughput of this checkout against another build of Parley, side by side in one run:
+// for "within N% of before" questions on a machine whose speed moves between runs. Both builds
+// serve at once (each a child process forked from its own ingest.bench.ts, so each runs its own
+// source); every round loads one then the other, the side that goes first alternating, and the
+// figure is the median of the per-round ratios (after / before), so a slow minute hits both
+// sides of the rounds it falls in. Settings as ingest.bench.ts: logging off, the ingest limit out
+// of the way, one outbound endpoint subscribed (every post writes its delivery row).
+//
+// The other build: a worktree of an older commit with its node_modules linked to this checkout's
+// (its own packages under @parley) and `npm run build` run there, for example
+//   git worktree add /tmp/wt-before <commit>
+// Run: npx tsx packages/server/bench/compare-ingest-builds.ts --before /tmp/wt-before
+//        [--rounds 8] [--duration 6] [--connections 50]
+// SQLite always; PostgreSQL too when PARLEY_TEST_DATABASE_URL is set. Not part of run-all.ts.
+import os from "node:os";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
+import * as after from "./ingest.bench.js";
+import { numberOption } from "./number-option.js";
+
+type IngestBench = Pick<typeof after, "start" | "stop" | "loadUrls">;
+type Server = Awaited<ReturnType<IngestBench["start"]>>;
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+const url = (server: Server) => `http://127.0.0.1:${server.ready.port}${server.ready.path}`;
+
+async function compare(
+  dialect: "sqlite" | "postgres",
+  before: IngestBench,
+  options: { rounds: number; duration: number; connections: number },
+) {
+  const sides = { before, after } as const;
+  const servers: Partial<Record<keyof typeof sides, Server>> = {};
+  const rps: Record<keyof typeof sides, number[]> = { before: [], after: [] };
+  const ratios: number[] = [];
+  try {
+    for (const side of ["before", "after"] as const) {
+      servers[side] = await sides[side].start(dialect);
+    }
+    for (const side of ["before", "after"] as const) {
+      await after.loadUrls([url(servers[side]!)], 2, options.connections);
+    }
+    for (let round = 0; round < options.rounds; round++) {
+      const order = round % 2 ? (["after", "before"] as const) : (["before", "after"] as const);
+      const got: Partial<Record<keyof typeof sides, number>> = {};
+      for (const side of order) {
+        const run = await after.loadUrls(
+          [url(servers[side]!)],
+          options.duration,
+          options.connections,
+        );
+        if (run.non2xx || run.errors)
+          throw new Error(`${side}: ${run.non2xx} non-2xx, ${run.errors} errors`);
+        got[side] = run.rps;
+        rps[side].push(run.rps);
+      }
+      ratios.push(got.after! / got.before!);
+      console.log(
+        `  ${dialect} round ${round + 1}: before ${got.before!.toFixed(0).padStart(6)}  after ${got.after!.toFixed(0).padStart(6)} req/s  after/before ${ratios.at(-1)!.toFixed(3)}`,
+      );
+    }
+  } finally {
+    for (const [side, server] of Object.entries(servers)) {
+      await sides[side as keyof typeof sides].stop(server);
+    }
+  }
+  return {
+    dialect,
+    before: median(rps.before),
+    after: median(rps.after),
+    ratio: median(ratios),
+    low: Math.min(...ratios),
+    high: Math.max(...ratios),
+  };
+}
+
+async function main() {
+  const { values } = parseArgs({
+    options: {
+      before: { type: "string" },
+      rounds: { type: "string" },
+      duration: { type: "string" },
+      connections: { type: "string" },
+    },
+  });
+  if (!values.before) throw new Error("--before <checkout of the other build> is required");
+  const beforePath = path.resolve(values.before, "packages/server/bench/ingest.bench.ts");
+  const before = (await import(pathToFileURL(beforePath).href)) as IngestBench;
+  const options = {
+    rounds: numberOption(values.rounds, 8),
+    duration: numberOption(values.duration, 6),
+    connections: numberOption(values.connections, 50),
+  };
+  console.log(
+    `ingest, this checkout against ${values.before}: ${options.rounds} rounds x ${options.duration} s, ${options.connections} connections, ${os.cpus().length} CPUs`,
+  );
+  const dialects: Array<"sqlite" | "postgres"> = process.env.PARLEY_TEST_DATABASE_URL
+    ? ["sqlite", "postgres"]
+    : ["sqlite"];
+  const results = [];
+  for (const dialect of dialects) results.push(await compare(dialect, before, options));
+  console.log("\nmedians              before    after  after/before (median of rounds, range)");
+  for (const r of results) {
+    console.log(
+      `  ${r.dialect.padEnd(16)} ${r.before.toFixed(0).padStart(7)}  ${r.after.toFixed(0).padStart(7)}  ${r.ratio.toFixed(3)} (${r.low.toFixed(3)} to ${r.high.toFixed(3)})`,
+    );
+  }
+}
+
+await main();
