@@ -17,6 +17,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import * as after from "./ingest.bench.js";
+import { processCpuMicros } from "./cpu-accounting.js";
 import { numberOption } from "./number-option.js";
 
 type IngestBench = Pick<typeof after, "start" | "stop" | "loadUrls">;
@@ -38,6 +39,8 @@ async function compare(
   const sides = { before, after } as const;
   const servers: Partial<Record<keyof typeof sides, Server>> = {};
   const rps: Record<keyof typeof sides, number[]> = { before: [], after: [] };
+  // CPU of the server process per request (µs): steadier than req/s when the machine is shared.
+  const cpu: Record<keyof typeof sides, number[]> = { before: [], after: [] };
   const ratios: number[] = [];
   try {
     for (const side of ["before", "after"] as const) {
@@ -50,11 +53,14 @@ async function compare(
       const order = round % 2 ? (["after", "before"] as const) : (["before", "after"] as const);
       const got: Partial<Record<keyof typeof sides, number>> = {};
       for (const side of order) {
+        const pid = servers[side]!.process.pid!;
+        const cpuBefore = processCpuMicros(pid) ?? 0;
         const run = await after.loadUrls(
           [url(servers[side]!)],
           options.duration,
           options.connections,
         );
+        cpu[side].push(((processCpuMicros(pid) ?? 0) - cpuBefore) / (run.rps * options.duration));
         if (run.non2xx || run.errors)
           throw new Error(`${side}: ${run.non2xx} non-2xx, ${run.errors} errors`);
         got[side] = run.rps;
@@ -62,7 +68,8 @@ async function compare(
       }
       ratios.push(got.after! / got.before!);
       console.log(
-        `  ${dialect} round ${round + 1}: before ${got.before!.toFixed(0).padStart(6)}  after ${got.after!.toFixed(0).padStart(6)} req/s  after/before ${ratios.at(-1)!.toFixed(3)}`,
+        `  ${dialect} round ${round + 1}: before ${got.before!.toFixed(0).padStart(6)}  after ${got.after!.toFixed(0).padStart(6)} req/s  after/before ${ratios.at(-1)!.toFixed(3)}` +
+          `  CPU µs/request ${cpu.before.at(-1)!.toFixed(0)} / ${cpu.after.at(-1)!.toFixed(0)}`,
       );
     }
   } finally {
@@ -75,6 +82,8 @@ async function compare(
     before: median(rps.before),
     after: median(rps.after),
     ratio: median(ratios),
+    cpuBefore: median(cpu.before),
+    cpuAfter: median(cpu.after),
     low: Math.min(...ratios),
     high: Math.max(...ratios),
   };
@@ -105,10 +114,12 @@ async function main() {
     : ["sqlite"];
   const results = [];
   for (const dialect of dialects) results.push(await compare(dialect, before, options));
-  console.log("\nmedians              before    after  after/before (median of rounds, range)");
+  console.log(
+    "\nmedians              before    after  after/before (median of rounds, range)  server CPU µs/request before / after",
+  );
   for (const r of results) {
     console.log(
-      `  ${r.dialect.padEnd(16)} ${r.before.toFixed(0).padStart(7)}  ${r.after.toFixed(0).padStart(7)}  ${r.ratio.toFixed(3)} (${r.low.toFixed(3)} to ${r.high.toFixed(3)})`,
+      `  ${r.dialect.padEnd(16)} ${r.before.toFixed(0).padStart(7)}  ${r.after.toFixed(0).padStart(7)}  ${r.ratio.toFixed(3)} (${r.low.toFixed(3)} to ${r.high.toFixed(3)})  ${r.cpuBefore.toFixed(0)} / ${r.cpuAfter.toFixed(0)}`,
     );
   }
 }
