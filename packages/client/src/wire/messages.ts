@@ -104,7 +104,8 @@ export type StoredMessage = Static<typeof StoredMessageSchema>;
 
 /**
  * A deleted message, as lists show it (its content and revisions are gone): threads keep their
- * shape. Fetching or editing it answers 410 message_deleted.
+ * shape, and a deleted top-level message keeps its thread's count, so a reader can still open the
+ * replies. Fetching or editing it answers 410 message_deleted.
  */
 export const DeletedMessageSchema = Type.Object({
   id: Id(),
@@ -112,6 +113,8 @@ export const DeletedMessageSchema = Type.Object({
   threadId: Nullable(Id()),
   deleted: Type.Literal(true),
   deletedAt: Timestamp(),
+  replyCount: Type.Integer({ description: "replies in its thread, deleted ones included" }),
+  lastReplyAt: Nullable(Timestamp()),
 });
 export type DeletedMessage = Static<typeof DeletedMessageSchema>;
 

@@ -199,7 +199,7 @@ export const messagesRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
         summary:
           "Delete a message: its author or an admin (fires MESSAGE_DELETED; the content and every revision are erased)",
         description:
-          "Lists show a deleted message as a tombstone {id, roomId, threadId, deleted: true, deletedAt}; " +
+          "Lists show a deleted message as a tombstone {id, roomId, threadId, deleted: true, deletedAt, replyCount, lastReplyAt}; " +
           "fetching or editing it answers 410 message_deleted. Its id is never reused.",
         params: messageParams,
         response: {
@@ -283,7 +283,7 @@ export const messagesRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
           "List a room's top-level messages newest first; a thread's replies (threadId) oldest first; or what changed (updatedSince)",
         description:
           "Quarantined and rejected messages only for admins. Deleted messages appear as tombstones " +
-          "{id, roomId, threadId, deleted: true, deletedAt}. updatedSince lists the messages of both levels " +
+          "{id, roomId, threadId, deleted: true, deletedAt, replyCount, lastReplyAt}. updatedSince lists the messages of both levels " +
           "whose updatedAt is later, oldest change first, so a client that was away can refresh what it shows.",
         params: roomParams,
         querystring: ListMessagesParamsSchema,

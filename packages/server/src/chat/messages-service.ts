@@ -57,6 +57,8 @@ export function toListItem(
       threadId: row.thread_id,
       deleted: true,
       deletedAt: isoTime(Number(row.deleted_at)),
+      replyCount: Number(row.reply_count),
+      lastReplyAt: isoOrNull(row.last_reply_at),
     };
   }
   return toMessageView(row, reactions);

@@ -165,6 +165,8 @@ describeEachDialect("deleting a message on $name", (dialect) => {
       threadId: null,
       deleted: true,
       deletedAt: expect.stringMatching(ISO),
+      replyCount: 0,
+      lastReplyAt: null,
     });
   });
 
@@ -177,11 +179,25 @@ describeEachDialect("deleting a message on $name", (dialect) => {
     expect(seen.events[0]?.[1]).toMatchObject({ messageId: reply, threadId: top });
     const thread = await list(`&threadId=${top}`);
     expect(thread).toEqual([
-      { id: reply, roomId, threadId: top, deleted: true, deletedAt: expect.stringMatching(ISO) },
+      {
+        id: reply,
+        roomId,
+        threadId: top,
+        deleted: true,
+        deletedAt: expect.stringMatching(ISO),
+        replyCount: 0,
+        lastReplyAt: null,
+      },
     ]);
     // Deleting the thread's first message keeps its replies readable.
     const other = await posted(bob, "another reply", top);
     expect((await remove(alice, top)).statusCode).toBe(204);
     expect((await list(`&threadId=${top}`)).map((m) => m.id)).toEqual([reply, other]);
+    // Its tombstone keeps the thread's count, so a reader still finds the way to the replies.
+    expect((await list()).find((m) => m.id === top)).toMatchObject({
+      deleted: true,
+      replyCount: 2,
+      lastReplyAt: expect.stringMatching(ISO),
+    });
   });
 });
