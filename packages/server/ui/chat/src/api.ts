@@ -55,6 +55,8 @@ export interface Message {
   updatedAt: string;
   /** One entry per emoji, in the order each was first used. */
   reactions: Reaction[];
+  /** `QUARANTINED`: hidden from everyone but its sender (and admins) until a moderator approves it. */
+  moderationStatus?: string;
 }
 
 /** A deleted message as lists show it: its content and revisions are gone. */

@@ -27,6 +27,8 @@ import { composer } from "./composer.js";
 import { pickEmoji } from "./emoji-picker.js";
 import { h, replaceChildren } from "./dom.js";
 import { messageItem, type MessageActions } from "./message-item.js";
+import { mutedRooms, type MutedRooms } from "./muted-rooms.js";
+import { notificationButton, notify } from "./notify.js";
 import { threadPanel, type ThreadPanel } from "./thread-panel.js";
 
 const app = document.getElementById("app")!;
@@ -50,6 +52,7 @@ interface Session {
   /** The latest change the selected room's messages show (server time), for catching up. */
   since: string | undefined;
   call: Call | undefined;
+  muted: MutedRooms;
 }
 
 let session: Session | undefined;
@@ -117,6 +120,7 @@ async function start(token: string): Promise<void> {
     loadingOlder: false,
     since: undefined,
     call: undefined,
+    muted: mutedRooms(username),
   };
   let wasAway = false;
   stream.on("state", (state) => {
@@ -128,7 +132,8 @@ async function start(token: string): Promise<void> {
     }
   });
   stream.on("event", (frame) => {
-    if (frame.event === "MESSAGE_CREATED") onMessage(frame.roomId, frame.data.message);
+    if (frame.event === "MESSAGE_CREATED")
+      onMessage(frame.roomId, frame.data.message, frame.data.mentions);
     if (frame.event === "MESSAGE_UPDATED" && frame.roomId === session?.selected) {
       if (update(frame.data.message))
         announce(`${frame.data.message.sender.displayName} edited a message.`);
@@ -157,11 +162,13 @@ async function start(token: string): Promise<void> {
   });
   for (const room of rooms) stream.subscribe(room.id);
   renderShell();
-  if (rooms[0]) await selectRoom(rooms[0].id);
+  // A phone starts on the room list (with the first room ready behind it).
+  if (rooms[0]) await selectRoom(rooms[0].id, false);
 }
 
-function onMessage(roomId: number, message: Message): void {
+function onMessage(roomId: number, message: Message, mentions: string[] = []): void {
   const s = session!;
+  notifyOf(roomId, message, mentions);
   if (roomId !== s.selected) {
     s.unread.set(roomId, (s.unread.get(roomId) ?? 0) + 1);
     renderRooms();
@@ -173,11 +180,55 @@ function onMessage(roomId: number, message: Message): void {
     return;
   }
   const list = document.getElementById("messages");
-  if (!list || s.messages.has(message.id)) return;
+  const known = s.messages.get(message.id);
+  // Held for review until now: a moderator approved it.
+  if (known && !isTombstone(known) && known.moderationStatus === "QUARANTINED") show(message);
+  if (!list || known) return;
   const stuck = list.scrollHeight - list.scrollTop - list.clientHeight < 40;
   s.messages.set(message.id, message);
   list.append(render(message, true));
   if (stuck || message.sender.username === s.username) list.scrollTop = list.scrollHeight;
+}
+
+/** A DM, or a mention of the user, while the page is hidden: a browser notification. */
+function notifyOf(roomId: number, message: Message, mentions: string[]): void {
+  const s = session!;
+  if (message.sender.username === s.username || s.muted.has(roomId)) return;
+  const room = s.rooms.find((candidate) => candidate.id === roomId);
+  const me = s.username.toLowerCase();
+  const isDm = room?.kind === "dm";
+  if (!isDm && !mentions.some((name) => name.toLowerCase() === me)) return;
+  notify(
+    {
+      roomId,
+      messageId: message.id,
+      from: message.sender.displayName,
+      roomName: isDm ? undefined : (room?.name ?? undefined),
+      content: message.content,
+    },
+    (id) => void selectRoom(id),
+  );
+}
+
+/**
+ * The user's own message as the server answered the post. A quarantined one never comes over the
+ * stream (only its sender and admins may see it): it is shown here, marked "held for review".
+ */
+function posted(message: Message): void {
+  const s = session!;
+  clearError();
+  if (message.moderationStatus !== "QUARANTINED" || message.roomId !== s.selected) return;
+  if (message.threadId === null) {
+    const list = document.getElementById("messages");
+    if (!list || s.messages.has(message.id)) return;
+    s.messages.set(message.id, message);
+    list.append(render(message, true));
+    list.scrollTop = list.scrollHeight;
+  } else if (s.thread?.parentId === message.threadId && !s.replies.has(message.id)) {
+    s.replies.set(message.id, message);
+    s.thread.replies.append(render(message, false));
+    s.thread.replies.scrollTop = s.thread.replies.scrollHeight;
+  }
 }
 
 /** Someone reacted, or took a reaction back: the message's counts follow. */
@@ -208,7 +259,9 @@ function onReaction({ messageId, emoji, username }: ReactionData, added: boolean
 function onReply(reply: Message): void {
   const s = session!;
   const threadId = reply.threadId!;
-  if (s.thread?.parentId === threadId && !s.replies.has(reply.id)) {
+  const known = s.replies.get(reply.id);
+  if (known && !isTombstone(known) && known.moderationStatus === "QUARANTINED") show(reply);
+  if (s.thread?.parentId === threadId && !known) {
     s.replies.set(reply.id, reply);
     s.thread.replies.append(render(reply, false));
     s.thread.replies.scrollTop = s.thread.replies.scrollHeight;
@@ -353,7 +406,7 @@ async function openThread(parent: Message): Promise<void> {
     render: (reply) => render(reply, false),
     reply: async (content) => {
       try {
-        await s.api.post(roomId, content, parent.id);
+        posted(await s.api.post(roomId, content, parent.id));
       } catch (error) {
         showError(error);
         throw error;
@@ -431,6 +484,7 @@ function renderShell(): void {
       { class: "top" },
       h("span", { class: "brand" }, "Parley"),
       h("span", { class: "who", id: "me" }, s.username),
+      notificationButton(),
       h(
         "button",
         {
@@ -490,6 +544,7 @@ function renderRooms(): void {
     list,
     s.rooms.map((room) => {
       const unread = s.unread.get(room.id) ?? 0;
+      const muted = s.muted.has(room.id);
       return h(
         "li",
         null,
@@ -502,18 +557,27 @@ function renderRooms(): void {
             onclick: () => void selectRoom(room.id),
           },
           h("span", { class: "name" }, room.name ?? "Direct message"),
-          unread > 0 ? h("span", { class: "unread", title: `${unread} unread` }, unread) : null,
+          muted ? h("span", { class: "muted-mark", title: "Muted" }, "muted") : null,
+          unread > 0
+            ? h(
+                "span",
+                { class: muted ? "unread muted" : "unread", title: `${unread} unread` },
+                unread,
+              )
+            : null,
         ),
       );
     }),
   );
 }
 
-async function selectRoom(roomId: number): Promise<void> {
+/** Shows a room; `reveal`: in place of the room list on a narrow screen (see styles.css). */
+async function selectRoom(roomId: number, reveal = true): Promise<void> {
   const s = session!;
   s.selected = roomId;
   s.unread.delete(roomId);
   closeThread(false);
+  document.getElementById("layout")?.classList.toggle("room-open", reveal);
   s.messages = new Map();
   s.tombstoneReplies = new Map();
   s.since = undefined;
@@ -591,8 +655,18 @@ function renderRoom(): void {
     h(
       "div",
       { class: "room-head" },
+      h(
+        "button",
+        {
+          type: "button",
+          class: "secondary back",
+          onclick: () => document.getElementById("layout")?.classList.remove("room-open"),
+        },
+        "All rooms",
+      ),
       h("h1", null, room.name ?? "Direct message"),
       h("div", { class: "present" }, "Here now: ", h("span", { id: "present" })),
+      muteButton(room.id),
     ),
     list,
     composer({
@@ -606,7 +680,7 @@ function renderRoom(): void {
       candidates: () => mentionCandidates(),
       send: async (content) => {
         try {
-          await s.api.post(room.id, content);
+          posted(await s.api.post(room.id, content));
         } catch (error) {
           showError(error);
           throw error;
@@ -617,6 +691,27 @@ function renderRoom(): void {
     callPanel(room.id),
   );
   renderPresence();
+}
+
+/** Mute or unmute the room on this browser (see muted-rooms.ts). */
+function muteButton(roomId: number): HTMLElement {
+  const s = session!;
+  const button = h(
+    "button",
+    {
+      type: "button",
+      id: "mute",
+      class: "secondary",
+      "aria-pressed": String(s.muted.has(roomId)),
+      title: "A muted room raises no notification",
+    },
+    "Mute",
+  );
+  button.addEventListener("click", () => {
+    button.setAttribute("aria-pressed", String(s.muted.toggle(roomId)));
+    renderRooms();
+  });
+  return button;
 }
 
 function renderPresence(): void {
@@ -699,6 +794,11 @@ function callPanel(roomId: number): HTMLElement {
     peerForm,
     log,
   );
+}
+
+/** The last failure's words go once something works again (a send after a DLP refusal). */
+function clearError(): void {
+  document.getElementById("flash")?.remove();
 }
 
 function showError(error: unknown): void {

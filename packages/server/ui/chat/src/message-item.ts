@@ -29,12 +29,13 @@ export function messageItem(item: ListItem, actions: MessageActions, replyCount 
   if (isTombstone(item)) return tombstoneItem(item, actions, replyCount);
   const message = item;
   const own = message.sender.username === actions.me && message.sender.type !== "integration";
+  const held = message.moderationStatus === "QUARANTINED";
   const content = renderContent(message.content, message.contentFormat, actions.me);
   const buttons: HTMLElement[] = [];
   const article = h(
     "article",
     {
-      class: own ? "message own" : "message",
+      class: ["message", own ? "own" : "", held ? "held" : ""].filter(Boolean).join(" "),
       "data-message-id": message.id,
       "aria-label": `${message.sender.displayName}, ${new Date(message.createdAt).toLocaleTimeString()}`,
     },
@@ -52,9 +53,16 @@ export function messageItem(item: ListItem, actions: MessageActions, replyCount 
           ),
     ),
     content,
+    held
+      ? h(
+          "p",
+          { class: "held-notice" },
+          "Held for review: only you see this message until a moderator approves it.",
+        )
+      : null,
   );
   const toolbar = h("div", { class: "actions" });
-  if (actions.openThread && message.threadId === null) {
+  if (actions.openThread && message.threadId === null && !held) {
     const open = actions.openThread;
     const count = message.replyCount;
     buttons.push(
@@ -85,7 +93,7 @@ export function messageItem(item: ListItem, actions: MessageActions, replyCount 
     remove.addEventListener("click", () => confirmDelete(toolbar, message, actions));
     buttons.push(edit, remove);
   }
-  const react = addReactionButton(message, actions);
+  const react = held ? null : addReactionButton(message, actions);
   if (react) buttons.push(react);
   toolbar.append(...buttons);
   const reactions = reactionBar(message, actions);
