@@ -62,8 +62,9 @@ export async function startRealtimeWork(
 }
 
 /**
- * The webhook dispatcher and the delivery log's retention job. Outbound webhooks are an Enterprise
- * feature: the Community edition queues no deliveries, so it runs neither.
+ * The webhook dispatcher and the retention job. Outbound webhooks are an Enterprise feature: the
+ * Community edition queues no deliveries, so it runs no dispatcher; the retention job runs in
+ * both (it also expires inbound idempotency keys).
  */
 export function startDeliveryWork(
   ctx: AppContext,
@@ -79,8 +80,10 @@ export function startDeliveryWork(
     );
     dispatcher.start();
     started.push({ name: "webhook dispatcher", stop: () => dispatcher.stop() });
-    const retention = startRetentionJob(ctx, log ? { log } : {});
-    started.push({ name: "delivery retention", stop: () => retention.stop() });
   }
+  // Every edition: it also expires inbound idempotency keys (the delivery log is empty without
+  // Enterprise, so that part finds nothing).
+  const retention = startRetentionJob(ctx, log ? { log } : {});
+  started.push({ name: "retention", stop: () => retention.stop() });
   return started;
 }

@@ -224,9 +224,30 @@ export interface InboundWebhooksTable {
   token_last8: string;
   /** Slack-format posts may set their own username/icon_url (migration 003). */
   allow_overrides: Generated<Flag>;
+  /** The GitHub / Stripe signing secret, sealed (config/secret-box.ts); null: none (migration 018). */
+  signing_secret_ciphertext: Generated<string | null>;
   created_by: number | null;
   created_at: number;
   updated_at: number;
+}
+
+/**
+ * An Idempotency-Key (or a sender's delivery id) of an inbound webhook: the claim of its first
+ * request, then that request's answer (migration 018).
+ */
+export interface InboundIdempotencyKeysTable {
+  inbound_webhook_id: number;
+  /** Lowercase hex SHA-256 of the key's kind and the key. */
+  key_hash: string;
+  /** Lowercase hex SHA-256 of the first request's raw body bytes. */
+  body_hash: string;
+  claimed_at: number;
+  expires_at: number;
+  /** Null while the first request is in flight; then its (2xx) status. */
+  status: number | null;
+  /** JSON object of the answer's headers worth replaying (content-type, Parley-Ignored). */
+  answer_headers: string | null;
+  answer_body: string | null;
 }
 
 export interface ServerKeysTable {
@@ -286,6 +307,7 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
   inbound_webhooks: InboundWebhooksTable;
+  inbound_idempotency_keys: InboundIdempotencyKeysTable;
   server_keys: ServerKeysTable;
   revoked_tokens: RevokedTokensTable;
   user_identities: UserIdentitiesTable;

@@ -50,6 +50,10 @@ export const ERROR_CATALOGUE = {
     title: "A reaction is one Unicode emoji or a known shortcode name such as tada",
   },
   too_many_reactions: { status: 400, title: "A message has at most 20 different reactions" },
+  invalid_idempotency_key: {
+    status: 400,
+    title: "Idempotency-Key must be 1 to 255 printable ASCII characters",
+  },
   // Any other 4xx from the HTTP layer (a malformed URL, a broken Content-Length), its status kept.
   bad_request: { status: 400, title: "The request is malformed" },
   // 401 / 403
@@ -72,6 +76,10 @@ export const ERROR_CATALOGUE = {
     status: 409,
     title: "This is the last enabled admin: it cannot be deleted, disabled or demoted",
   },
+  idempotency_key_in_use: {
+    status: 409,
+    title: "A request with this Idempotency-Key is still being processed; retry shortly",
+  },
   // 410
   message_deleted: { status: 410, title: "This message was deleted" },
   // 413 / 415
@@ -80,6 +88,10 @@ export const ERROR_CATALOGUE = {
   // 422
   dlp_blocked: { status: 422, title: "Blocked by the data-loss-prevention policy" },
   file_infected: { status: 422, title: "The antivirus scanner flagged this file" },
+  idempotency_key_reused: {
+    status: 422,
+    title: "This Idempotency-Key was used with a different request body",
+  },
   // 429
   rate_limited: { status: 429, title: "Too many requests" },
   // 5xx

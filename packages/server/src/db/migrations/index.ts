@@ -12,6 +12,7 @@ import { endpointCircuit } from "./010-endpoint-circuit.js";
 import { deliveryLeaseIndex } from "./011-delivery-lease-index.js";
 import { messagesThatLive } from "./012-messages-that-live.js";
 import { messageReactions } from "./013-message-reactions.js";
+import { inboundFromTheWorld } from "./018-inbound-from-the-world.js";
 
 /** Every migration, in order. Names sort; never rename or edit one that has shipped. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -28,4 +29,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "011-delivery-lease-index": deliveryLeaseIndex,
   "012-messages-that-live": messagesThatLive,
   "013-message-reactions": messageReactions,
+  "018-inbound-from-the-world": inboundFromTheWorld,
 };

@@ -1,6 +1,11 @@
-import formbody from "@fastify/formbody";
 import rateLimit from "@fastify/rate-limit";
-import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
+import type {
+  FastifyError,
+  FastifyInstance,
+  FastifyPluginAsync,
+  FastifyReply,
+  FastifyRequest,
+} from "fastify";
 import {
   IngestEditParamsSchema,
   IngestEditResultSchema,
@@ -23,6 +28,12 @@ import {
   ingestMessage,
   resolveIngestTarget,
 } from "./ingest.js";
+import { readIdempotencyKey } from "./idempotency/idempotency-key.js";
+import {
+  runIdempotent,
+  type IdempotencyKind,
+  type KeptAnswer,
+} from "./idempotency/run-idempotent.js";
 import { createIngestRateLimiter } from "./ingest-rate-limit.js";
 import { hashIngestToken, INGEST_TOKEN_PATTERN } from "./ingest-token.js";
 import { slackPayloadToMessage } from "./slack-message.js";
@@ -47,6 +58,106 @@ function lookupHash(request: FastifyRequest): string | undefined {
   return INGEST_TOKEN_PATTERN.test((request as IngestRequest).params.token)
     ? tokenHashOf(request)
     : undefined;
+}
+
+/** The raw body bytes, kept by this scope's parsers for the idempotency check and signatures. */
+const RAW_BODY = Symbol("parley.rawBody");
+type WithRawBody = { [RAW_BODY]: Buffer | null };
+
+/** The request's body bytes as received (empty when it had none). */
+export function rawBodyOf(request: FastifyRequest): Buffer {
+  return (request as FastifyRequest & WithRawBody)[RAW_BODY] ?? EMPTY;
+}
+const EMPTY = Buffer.alloc(0);
+
+/**
+ * Registers, in `app`'s scope, a parser for `contentType` that keeps the raw bytes on the request
+ * and hands `parse` their text: the idempotency check compares bytes, signatures sign bytes.
+ */
+export function parseKeepingRawBody(
+  app: FastifyInstance,
+  contentType: string,
+  parse: (text: string) => unknown,
+): void {
+  if (app.hasContentTypeParser(contentType)) app.removeContentTypeParser(contentType);
+  app.addContentTypeParser(contentType, { parseAs: "buffer" }, (request, body, done) => {
+    const bytes = body as Buffer;
+    (request as FastifyRequest & WithRawBody)[RAW_BODY] = bytes;
+    try {
+      done(null, parse(bytes.toString("utf8")));
+    } catch (error) {
+      done(error as Error, undefined);
+    }
+  });
+}
+
+/**
+ * JSON as everywhere else (jsonOnly: an empty body is no body; bad JSON is 400 invalid_json),
+ * parsed by Fastify's own parser (prototype poisoning refused).
+ */
+function jsonParserOf(app: FastifyInstance): (text: string) => unknown {
+  const parser = app.getDefaultJsonParser("error", "error");
+  return (text) => {
+    if (text.trim() === "") return undefined;
+    let failure: Error | null = null;
+    let value: unknown;
+    parser(undefined as never, text, (error, parsed) => {
+      failure = error;
+      value = parsed;
+    });
+    if (failure)
+      throw new AppError(
+        "invalid_json",
+        `the body is not valid JSON: ${(failure as Error).message}`,
+      );
+    return value;
+  };
+}
+
+/** Sends a kept (or replayed) answer as it was first sent. */
+function sendKept(reply: FastifyReply, answer: KeptAnswer, replayed: boolean): FastifyReply {
+  reply.code(answer.status).headers(answer.headers);
+  if (replayed) reply.header("idempotent-replayed", "true");
+  return answer.body === null ? reply.send() : reply.send(answer.body);
+}
+
+/** A JSON answer as kept for replay: the exact text sent. */
+export function keptJson(status: number, value: unknown): KeptAnswer {
+  return {
+    status,
+    headers: { "content-type": "application/json; charset=utf-8" },
+    body: JSON.stringify(value),
+  };
+}
+
+/**
+ * Answers the request through `work` at most once per key (docs/inbound-webhooks.md,
+ * "Idempotency"): the sender's own event id when the route has one (`senderKey`), else the
+ * Idempotency-Key header; without either, `work` simply runs. A replay answers the first
+ * answer with `Idempotent-Replayed: true`.
+ */
+export async function answerOnce(
+  ctx: AppContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  target: { id: number },
+  work: () => Promise<KeptAnswer>,
+  senderKey?: { kind: IdempotencyKind; key: string },
+): Promise<FastifyReply> {
+  const headerKey = readIdempotencyKey(request.headers["idempotency-key"]);
+  const key = senderKey ?? (headerKey === undefined ? undefined : { kind: "key", key: headerKey });
+  if (key === undefined) return sendKept(reply, await work(), false);
+  const { answer, replayed } = await runIdempotent(
+    ctx,
+    {
+      inboundWebhookId: target.id,
+      kind: key.kind,
+      key: key.key,
+      body: senderKey ? null : rawBodyOf(request),
+    },
+    work,
+  );
+  return sendKept(reply, answer, replayed);
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
@@ -99,6 +210,13 @@ function slackAnswer(error: AppError | SlackPayloadError): { status: number; cod
   }
 }
 
+/** Slack's success answer, as kept for a replay. */
+const SLACK_OK: KeptAnswer = {
+  status: 200,
+  headers: { "content-type": "text/plain; charset=utf-8" },
+  body: "ok",
+};
+
 function sendSlackText(reply: FastifyReply, status: number, text: string): FastifyReply {
   return reply.code(status).type("text/plain; charset=utf-8").send(text);
 }
@@ -106,6 +224,7 @@ function sendSlackText(reply: FastifyReply, status: number, text: string): Fasti
 const errorAnswers = {
   400: problemSchema,
   404: problemSchema,
+  409: problemSchema,
   415: problemSchema,
   422: problemSchema,
   429: problemSchema,
@@ -138,6 +257,8 @@ export const ingestRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
   });
   app.addHook("onClose", async () => limiter.close());
   app.decorateRequest(TOKEN_HASH, null);
+  app.decorateRequest(RAW_BODY, null);
+  parseKeepingRawBody(app, "application/json", jsonParserOf(app));
 
   // Registered in this plugin's scope only: it limits the two ingest routes and nothing else.
   await app.register(rateLimit, {
@@ -172,19 +293,24 @@ export const ingestRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
         tags,
         summary: "Post a message into the webhook's room (the token is the only credential)",
         description:
-          "content: 1..16384 UTF-8 bytes; contentFormat markdown (default) or html (sanitized before it is stored); threadId (optional) a top-level message of the webhook's room to reply to (else 400 invalid_thread). Body at most 64 KiB. Unknown and disabled tokens get the same 404.",
+          "content: 1..16384 UTF-8 bytes; contentFormat markdown (default) or html (sanitized before it is stored); threadId (optional) a top-level message of the webhook's room to reply to (else 400 invalid_thread). Body at most 64 KiB. Unknown and disabled tokens get the same 404. An Idempotency-Key header (1..255 printable ASCII) posts once per key within 24 h: a repeat answers the first answer with Idempotent-Replayed: true; other body bytes 422 idempotency_key_reused; in flight 409 idempotency_key_in_use.",
         params: IngestTokenParamsSchema,
         body: IngestParamsSchema,
         response: { 200: IngestResultSchema, ...errorAnswers },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const target = await resolveIngestTarget(ctx, lookupHash(request));
-      // The same rules and codes as a member's post; the schema adds nothing they do not check.
-      const { content, format } = validateMessageBody(request.body);
-      if (request.validationError) throw request.validationError;
-      const threadId = (request.body as { threadId?: unknown }).threadId;
-      return ingestMessage(ctx, target, { content, contentFormat: format, threadId });
+      const post = async () => {
+        // The same rules and codes as a member's post; the schema adds nothing they do not check.
+        const { content, format } = validateMessageBody(request.body);
+        if (request.validationError) throw request.validationError;
+        const threadId = (request.body as { threadId?: unknown }).threadId;
+        return ingestMessage(ctx, target, { content, contentFormat: format, threadId });
+      };
+      // Without a key, the common case, the answer is serialized by the route's schema as usual.
+      if (request.headers["idempotency-key"] === undefined) return post();
+      return answerOnce(ctx, request, reply, target, async () => keptJson(200, await post()));
     },
   );
 
@@ -239,7 +365,7 @@ export const ingestRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
   );
 
   await app.register(async (slack) => {
-    await slack.register(formbody, { parser: parseSlackForm, bodyLimit: INGEST_BODY_LIMIT });
+    parseKeepingRawBody(slack, "application/x-www-form-urlencoded", parseSlackForm);
 
     // Slack tools look for status 200 and the body "ok"; failures answer as Slack does, in plain text.
     slack.setErrorHandler(async (error: FastifyError | SlackPayloadError, request, reply) => {
@@ -264,15 +390,18 @@ export const ingestRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
           tags,
           summary: "Post a Slack incoming-webhook payload (JSON, or form-encoded payload=...)",
           description:
-            "Answers like Slack: 200 `ok`, or a status with a bare code in text/plain: 400 invalid_payload, no_text, too_many_attachments, body_too_large; 404 no_service (unknown or disabled token); 415 unsupported_media_type; 422 dlp_blocked; 429 rate_limited; 503 database_unavailable (with Retry-After); 507 insufficient_storage.",
+            "Answers like Slack: 200 `ok`, or a status with a bare code in text/plain: 400 invalid_payload, no_text, too_many_attachments, body_too_large, invalid_idempotency_key; 404 no_service (unknown or disabled token); 409 idempotency_key_in_use; 415 unsupported_media_type; 422 dlp_blocked, idempotency_key_reused; 429 rate_limited; 503 database_unavailable (with Retry-After); 507 insufficient_storage.",
           params: IngestTokenParamsSchema,
           body: SlackIngestParamsSchema,
           response: {
             200: slackText("ok"),
-            400: slackText("invalid_payload, no_text, too_many_attachments or body_too_large"),
+            400: slackText(
+              "invalid_payload, no_text, too_many_attachments, body_too_large or invalid_idempotency_key",
+            ),
             404: slackText("no_service: unknown or disabled token"),
+            409: slackText("idempotency_key_in_use: the same Idempotency-Key is in flight"),
             415: slackText("unsupported_media_type"),
-            422: slackText("dlp_blocked"),
+            422: slackText("dlp_blocked or idempotency_key_reused"),
             429: slackText("rate_limited"),
             503: slackText("database_unavailable: retry after the Retry-After delay"),
             507: slackText("insufficient_storage: the disk holding the database is full"),
@@ -281,15 +410,17 @@ export const ingestRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
       },
       async (request, reply) => {
         const target = await resolveIngestTarget(ctx, lookupHash(request));
-        const message = slackPayloadToMessage(readSlackPayload(request.body));
-        await ingestMessage(ctx, target, {
-          content: message.content,
-          contentFormat: "markdown",
-          ...(target.allowOverrides
-            ? { displayName: message.username, avatarUrl: message.iconUrl }
-            : {}),
+        return answerOnce(ctx, request, reply, target, async () => {
+          const message = slackPayloadToMessage(readSlackPayload(request.body));
+          await ingestMessage(ctx, target, {
+            content: message.content,
+            contentFormat: "markdown",
+            ...(target.allowOverrides
+              ? { displayName: message.username, avatarUrl: message.iconUrl }
+              : {}),
+          });
+          return SLACK_OK;
         });
-        return sendSlackText(reply, 200, "ok");
       },
     );
   });

@@ -3,6 +3,7 @@ import type { Kysely } from "kysely";
 import type { AppContext } from "../../../app-context.js";
 import { withJobLock, type JobLock } from "../../../db/job-lock.js";
 import type { Database } from "../../../db/schema.js";
+import { expireIdempotencyKeys } from "../../inbound/idempotency/expire-idempotency-keys.js";
 import type { DeliveryLog } from "./delivery-log.js";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -87,8 +88,9 @@ export interface RetentionJob {
 }
 
 /**
- * Runs the retention clean-up shortly after start, then daily. Each process schedules it; the lock
- * makes sure only one runs it at a time, and a second run on the same day finds little to delete.
+ * Runs the retention clean-up shortly after start, then daily: the delivery log, then the inbound
+ * idempotency keys that expired. Each process schedules it; the lock makes sure only one runs the
+ * delivery clean-up at a time, and a second run on the same day finds little to delete.
  */
 export function startRetentionJob(
   ctx: AppContext,
@@ -100,15 +102,18 @@ export function startRetentionJob(
 
   const run = () => {
     if (stopped || running) return;
+    const now = ctx.now();
     running = runDeliveryRetention(ctx, {
       retentionDays: ctx.config.deliveryRetentionDays,
-      now: ctx.now(),
+      now,
       stopping: () => stopped,
     })
-      .then((result) => {
+      .then(async (result) => {
         if (result.deleted > 0) {
           options.log?.info({ deleted: result.deleted }, "deleted expired webhook deliveries");
         }
+        const keys = await expireIdempotencyKeys(ctx, { now, stopping: () => stopped });
+        if (keys > 0) options.log?.info({ deleted: keys }, "deleted expired idempotency keys");
       })
       .catch((error: Error) =>
         options.log?.warn(
