@@ -15,6 +15,10 @@ const inboundWebhookProperties = {
   }),
   /** The last 8 characters of the token: enough to recognise it, never to use it. */
   tokenLast8: Type.String({ description: "The last 8 characters of the token." }),
+  /** Whether a signing secret is set (the secret itself is never shown). */
+  signingSecretSet: Type.Boolean({
+    description: "Whether a signing secret is set for /github and /stripe (never shown).",
+  }),
   createdAt: Timestamp(),
   updatedAt: Timestamp(),
 };
@@ -41,6 +45,12 @@ const avatarUrl = Nullable(
   { description: "Absolute http(s) URL of the sender's avatar, or null." },
 );
 
+/** Write-only: 16..1024 characters; null removes it. */
+const signingSecret = Nullable(Type.String(), {
+  description:
+    "Write-only. The secret GitHub or Stripe signs with (16 to 1024 characters): /github and /stripe then refuse unsigned or wrongly signed requests with 401 invalid_signature. null removes it.",
+});
+
 export const CreateInboundWebhookParamsSchema = Type.Object(
   {
     roomId: Id(),
@@ -48,6 +58,7 @@ export const CreateInboundWebhookParamsSchema = Type.Object(
     avatarUrl: Type.Optional(avatarUrl),
     enabled: Type.Optional(Type.Boolean({ default: true })),
     allowOverrides: Type.Optional(Type.Boolean({ default: false })),
+    signingSecret: Type.Optional(signingSecret),
   },
   { additionalProperties: false },
 );
@@ -59,6 +70,7 @@ export const UpdateInboundWebhookParamsSchema = Type.Object(
     avatarUrl: Type.Optional(avatarUrl),
     enabled: Type.Optional(Type.Boolean()),
     allowOverrides: Type.Optional(Type.Boolean()),
+    signingSecret: Type.Optional(signingSecret),
   },
   { additionalProperties: false },
 );

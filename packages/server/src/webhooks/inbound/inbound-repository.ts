@@ -11,6 +11,8 @@ export interface IngestTarget {
   displayName: string;
   avatarUrl: string | null;
   allowOverrides: boolean;
+  /** The sealed signing secret (config/secret-box.ts), opened only by the signed routes. */
+  signingSecretCiphertext: string | null;
 }
 
 export interface NewInboundWebhook {
@@ -19,6 +21,7 @@ export interface NewInboundWebhook {
   avatarUrl: string | null;
   enabled: boolean;
   allowOverrides: boolean;
+  signingSecretCiphertext: string | null;
   tokenHash: string;
   tokenLast8: string;
   createdBy: number;
@@ -27,7 +30,7 @@ export interface NewInboundWebhook {
 
 export type InboundWebhookChanges = Pick<
   Updateable<InboundWebhooksTable>,
-  "display_name" | "avatar_url" | "enabled" | "allow_overrides"
+  "display_name" | "avatar_url" | "enabled" | "allow_overrides" | "signing_secret_ciphertext"
 >;
 
 const flag = (value: boolean): Flag => (value ? 1 : 0);
@@ -44,6 +47,7 @@ export async function insertInboundWebhook(
       avatar_url: input.avatarUrl,
       enabled: flag(input.enabled),
       allow_overrides: flag(input.allowOverrides),
+      signing_secret_ciphertext: input.signingSecretCiphertext,
       token_hash: input.tokenHash,
       token_last8: input.tokenLast8,
       created_by: input.createdBy,
@@ -129,7 +133,14 @@ function ingestTargetQuery(db: Kysely<Database>, tokenHash: string) {
   return db
     .selectFrom("inbound_webhooks as w")
     .innerJoin("rooms as r", "r.id", "w.room_id")
-    .select(["w.id", "w.room_id", "w.display_name", "w.avatar_url", "w.allow_overrides"])
+    .select([
+      "w.id",
+      "w.room_id",
+      "w.display_name",
+      "w.avatar_url",
+      "w.allow_overrides",
+      "w.signing_secret_ciphertext",
+    ])
     .where("w.token_hash", "=", tokenHash)
     .where("w.enabled", "=", 1)
     .where("r.kind", "=", "room")
@@ -138,7 +149,7 @@ function ingestTargetQuery(db: Kysely<Database>, tokenHash: string) {
 
 type IngestTargetRow = Pick<
   InboundWebhookRow,
-  "id" | "room_id" | "display_name" | "avatar_url" | "allow_overrides"
+  "id" | "room_id" | "display_name" | "avatar_url" | "allow_overrides" | "signing_secret_ciphertext"
 >;
 
 // Ingest runs this on every request: building and compiling it once per database, instead of on
@@ -168,5 +179,6 @@ export async function findIngestTarget(
     displayName: row.display_name,
     avatarUrl: row.avatar_url,
     allowOverrides: row.allow_overrides === 1,
+    signingSecretCiphertext: row.signing_secret_ciphertext,
   };
 }

@@ -1,6 +1,7 @@
 import type { InboundWebhook, InboundWebhookWithToken } from "@parley/client/wire";
 import type { AppContext } from "../../app-context.js";
 import type { Config } from "../../config/load-config.js";
+import { sealSecret } from "../../config/secret-box.js";
 import { keysetSlice, type KeysetSlice } from "../../db/keyset-slice.js";
 import { AppError } from "../../errors/app-error.js";
 import { isoTime } from "../../events/event-catalogue.js";
@@ -30,6 +31,7 @@ export interface CreateInboundWebhookInput {
   avatarUrl?: string | null | undefined;
   enabled?: boolean | undefined;
   allowOverrides?: boolean | undefined;
+  signingSecret?: string | null | undefined;
 }
 
 export interface UpdateInboundWebhookInput {
@@ -37,6 +39,8 @@ export interface UpdateInboundWebhookInput {
   avatarUrl?: string | null | undefined;
   enabled?: boolean | undefined;
   allowOverrides?: boolean | undefined;
+  /** A new signing secret; null removes it. */
+  signingSecret?: string | null | undefined;
 }
 
 export function toInboundWebhookView(row: InboundWebhookRow): InboundWebhookView {
@@ -48,6 +52,7 @@ export function toInboundWebhookView(row: InboundWebhookRow): InboundWebhookView
     enabled: row.enabled === 1,
     allowOverrides: row.allow_overrides === 1,
     tokenLast8: row.token_last8,
+    signingSecretSet: row.signing_secret_ciphertext !== null,
     createdAt: isoTime(row.created_at),
     updatedAt: isoTime(row.updated_at),
   };
@@ -92,6 +97,21 @@ function checkAvatarUrl(avatarUrl: string | null | undefined): void {
   }
 }
 
+/** 16..1024 characters, as for outbound secrets (GitHub and Stripe secrets fit). */
+function checkSigningSecret(secret: string | null | undefined): void {
+  if (secret === null || secret === undefined) return;
+  if (secret.length < 16 || secret.length > 1024) {
+    throw new AppError("invalid_secret", "signingSecret must be 16 to 1024 characters", {
+      field: "body.signingSecret",
+    });
+  }
+}
+
+/** The secret sealed for storage with the server's secret key (as the outbound secrets are). */
+function sealedSigningSecret(ctx: AppContext, secret: string | null | undefined): string | null {
+  return secret === null || secret === undefined ? null : sealSecret(ctx.keys.secretKey, secret);
+}
+
 async function existingRow(ctx: AppContext, id: number): Promise<InboundWebhookRow> {
   const row = await findInboundWebhookRow(ctx.db, id);
   if (!row) throw new AppError("not_found", `no inbound webhook ${id}`);
@@ -104,6 +124,7 @@ export async function createInboundWebhook(
   input: CreateInboundWebhookInput,
 ): Promise<InboundWebhookWithToken> {
   checkAvatarUrl(input.avatarUrl);
+  checkSigningSecret(input.signingSecret);
   // The room is named in the body, not the path: a missing room is a bad request, not a 404.
   if (!(await roomIsOpen(ctx.db, input.roomId))) {
     throw new AppError(
@@ -121,6 +142,7 @@ export async function createInboundWebhook(
     avatarUrl: input.avatarUrl ?? null,
     enabled: input.enabled ?? true,
     allowOverrides: input.allowOverrides ?? false,
+    signingSecretCiphertext: sealedSigningSecret(ctx, input.signingSecret),
     tokenHash: token.hash,
     tokenLast8: token.last8,
     createdBy: actorUserId,
@@ -151,11 +173,14 @@ export async function updateInboundWebhook(
   input: UpdateInboundWebhookInput,
 ): Promise<InboundWebhookView> {
   checkAvatarUrl(input.avatarUrl);
+  checkSigningSecret(input.signingSecret);
   const changes: InboundWebhookChanges = {};
   if (input.displayName !== undefined) changes.display_name = input.displayName;
   if (input.avatarUrl !== undefined) changes.avatar_url = input.avatarUrl;
   if (input.enabled !== undefined) changes.enabled = input.enabled ? 1 : 0;
   if (input.allowOverrides !== undefined) changes.allow_overrides = input.allowOverrides ? 1 : 0;
+  if (input.signingSecret !== undefined)
+    changes.signing_secret_ciphertext = sealedSigningSecret(ctx, input.signingSecret);
   if (Object.keys(changes).length === 0) return getInboundWebhook(ctx, id);
   const row = await updateInboundWebhookRow(ctx.db, id, changes, ctx.now());
   forgetIngestTargets(ctx);
