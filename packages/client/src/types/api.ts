@@ -82,4 +82,12 @@ export type {
   UpdateInboundWebhookParams,
 } from "../wire/inbound-webhooks.js";
 
+// The Discord-compatible inbound route
+export type {
+  DiscordEditParams,
+  DiscordError,
+  DiscordExecuteParams,
+  DiscordMessage,
+} from "../wire/discord.js";
+
 export type { HealthStatus } from "../wire/operations.js";

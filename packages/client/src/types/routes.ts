@@ -27,6 +27,9 @@ import type {
   IngestEditResult,
   IngestParams,
   IngestResult,
+  DiscordEditParams,
+  DiscordExecuteParams,
+  DiscordMessage,
   IssuedToken,
   LinkedIdentity,
   LinkIdentityParams,
@@ -56,6 +59,7 @@ type Id = { id: number };
 type RoomId = { roomId: number };
 /** A route that takes no parameters. */
 type None = Record<never, never>;
+type DiscordMessagePath = { version: string; id: string; token: string; messageId: string };
 
 export interface Routes {
   // Users (admin)
@@ -229,6 +233,32 @@ export interface Routes {
   "POST /api/public/webhooks/ingest/{token}/slack": {
     params: { token: string } & SlackIngestParams;
     response: string;
+  };
+  /**
+   * Discord-compatible Execute Webhook (`version` v6..v10, `id` the inbound webhook's id): with
+   * `wait: true` answers the message; without it, 204 and no data.
+   */
+  "POST /api/public/discord/{version}/webhooks/{id}/{token}": {
+    params: {
+      version: string;
+      id: string;
+      token: string;
+      wait?: boolean;
+      thread_id?: number;
+    } & DiscordExecuteParams;
+    response: DiscordMessage;
+  };
+  "GET /api/public/discord/{version}/webhooks/{id}/{token}/messages/{messageId}": {
+    params: DiscordMessagePath & { thread_id?: number };
+    response: DiscordMessage;
+  };
+  "PATCH /api/public/discord/{version}/webhooks/{id}/{token}/messages/{messageId}": {
+    params: DiscordMessagePath & { thread_id?: number } & DiscordEditParams;
+    response: DiscordMessage;
+  };
+  "DELETE /api/public/discord/{version}/webhooks/{id}/{token}/messages/{messageId}": {
+    params: DiscordMessagePath & { thread_id?: number };
+    response: undefined;
   };
 
   // Operations

@@ -11,4 +11,5 @@ export * from "./calls.js";
 export * from "./messages.js";
 export * from "./webhooks.js";
 export * from "./inbound-webhooks.js";
+export * from "./discord.js";
 export * from "./operations.js";

@@ -7,6 +7,13 @@
  *   exactly these schemas' static types.
  */
 import {
+  DiscordEditParamsSchema,
+  DiscordExecuteParamsSchema,
+  DiscordExecuteQuerySchema,
+  DiscordMessageParamsSchema,
+  DiscordMessageQuerySchema,
+  DiscordMessageSchema,
+  DiscordWebhookParamsSchema,
   CallSchema,
   CallStateSchema,
   CreateInboundWebhookParamsSchema,
@@ -318,6 +325,31 @@ export const WIRE_ROUTES = {
     params: IngestTokenParamsSchema,
     body: SlackIngestParamsSchema,
     response: "text",
+  },
+  "POST /api/public/discord/{version}/webhooks/{id}/{token}": {
+    status: 200,
+    params: DiscordWebhookParamsSchema,
+    querystring: DiscordExecuteQuerySchema,
+    body: DiscordExecuteParamsSchema,
+    response: DiscordMessageSchema,
+  },
+  "GET /api/public/discord/{version}/webhooks/{id}/{token}/messages/{messageId}": {
+    status: 200,
+    params: DiscordMessageParamsSchema,
+    querystring: DiscordMessageQuerySchema,
+    response: DiscordMessageSchema,
+  },
+  "PATCH /api/public/discord/{version}/webhooks/{id}/{token}/messages/{messageId}": {
+    status: 200,
+    params: DiscordMessageParamsSchema,
+    querystring: DiscordMessageQuerySchema,
+    body: DiscordEditParamsSchema,
+    response: DiscordMessageSchema,
+  },
+  "DELETE /api/public/discord/{version}/webhooks/{id}/{token}/messages/{messageId}": {
+    status: 204,
+    params: DiscordMessageParamsSchema,
+    querystring: DiscordMessageQuerySchema,
   },
 } as const satisfies Record<string, WireRoute>;
 

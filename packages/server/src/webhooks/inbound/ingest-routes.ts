@@ -34,6 +34,7 @@ import {
   type IdempotencyKind,
   type KeptAnswer,
 } from "./idempotency/run-idempotent.js";
+import { discordRoutes } from "./discord-routes.js";
 import { createIngestRateLimiter } from "./ingest-rate-limit.js";
 import { hashIngestToken, INGEST_TOKEN_PATTERN } from "./ingest-token.js";
 import { slackPayloadToMessage } from "./slack-message.js";
@@ -243,7 +244,7 @@ const slackText = (description: string) => ({
 });
 
 /**
- * The public ingest routes: the token in the path is the only credential. Both forms count
+ * The public ingest routes: the token in the path is the only credential. Every form counts
  * against one `webhook_ingest` bucket per token, counted in onRequest, before the body is read or
  * the token looked up, so unknown tokens and bad bodies are limited too.
  */
@@ -363,6 +364,9 @@ export const ingestRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
       return reply.code(204).send();
     },
   );
+
+  // Discord's Execute Webhook and its message routes, in this scope: the same bucket per token.
+  await app.register(discordRoutes, { ctx, bodyLimit: INGEST_BODY_LIMIT });
 
   await app.register(async (slack) => {
     parseKeepingRawBody(slack, "application/x-www-form-urlencoded", parseSlackForm);
