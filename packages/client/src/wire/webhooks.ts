@@ -10,6 +10,27 @@ export const SIGNATURE_SCHEMES = ["parley", "standard-webhooks", "both"] as cons
 /** parley: X-Webhook-Signature-256 only (default); standard-webhooks: webhook-* only; both. */
 export type SignatureScheme = (typeof SIGNATURE_SCHEMES)[number];
 
+export const ORDERINGS = ["none", "room", "endpoint"] as const;
+/**
+ * none (default): no order kept; room: the events of one room in commit order, one attempt in
+ * flight per (endpoint, room), events without a room forming one lane; endpoint: one lane.
+ */
+export type Ordering = (typeof ORDERINGS)[number];
+
+/** An ordered lane held by its failing head (at most 20 are shown). */
+export const HeldLaneSchema = Type.Object(
+  {
+    /** The lane's room; null for the lane of events without a room (and for "endpoint"). */
+    roomId: Nullable(Id()),
+    /** The failing delivery at the head of the lane: nothing behind it goes until it ends. */
+    deliveryId: Id(),
+    /** When the head's first attempt started: the lane has been held since. */
+    since: Timestamp(),
+  },
+  { additionalProperties: false },
+);
+export type HeldLane = Static<typeof HeldLaneSchema>;
+
 const Headers = (description: string) =>
   Type.Unsafe<Record<string, string>>({
     type: "object",
@@ -62,6 +83,9 @@ export const WebhookSchema = Type.Object(
     }),
     disabledAt: Nullable(Timestamp()),
     health: EndpointHealthSchema,
+    ordering: StringEnum(ORDERINGS),
+    /** Lanes whose head is failing, oldest first (at most 20); [] without ordering. */
+    heldLanes: Type.Array(HeldLaneSchema, { maxItems: 20 }),
   },
   { additionalProperties: false },
 );
@@ -133,6 +157,13 @@ const endpointFields = {
           "null (default) or a cap on attempts per second to this endpoint, all processes together.",
       }),
     ),
+  ),
+  /** Default "none". */
+  ordering: Type.Optional(
+    StringEnum(ORDERINGS, {
+      description:
+        "none (default); room: the events of one room in commit order, one attempt in flight per (endpoint, room), events without a room in one lane of their own; endpoint: one lane for the whole endpoint. A failing delivery holds its lane until it succeeds or is exhausted.",
+    }),
   ),
 };
 

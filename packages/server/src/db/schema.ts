@@ -165,8 +165,11 @@ export interface WebhooksTable {
   /** Migration 010: the endpoint's circuit breaker as last changed by a dispatcher. */
   circuit: Generated<Circuit>;
   circuit_changed_at: number | null;
+  /** Migration 020: "none", "room" or "endpoint" (docs/webhooks.md, "Ordered delivery"). */
+  ordering: Generated<Ordering>;
 }
 
+export type Ordering = "none" | "room" | "endpoint";
 export type Circuit = "closed" | "open" | "half-open";
 export type SignatureScheme = "parley" | "standard-webhooks" | "both";
 export type DisabledReason = "manual" | "auto_failing" | "gone";
@@ -195,6 +198,11 @@ export interface WebhookDeliveriesTable {
   /** data.roomId / data.messageId of the event, when it has one (for the delivery search). */
   room_id: number | null;
   message_id: number | null;
+  /**
+   * Migration 020: the delivery's ordered lane, null for an endpoint without ordering; the room
+   * id ("room"; 0 for an event without a room) or 0 ("endpoint"). See lanes.ts.
+   */
+  lane: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface WebhookAttemptsTable {

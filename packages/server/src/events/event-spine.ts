@@ -1,10 +1,11 @@
-import { CompiledQuery, type Kysely, type Transaction } from "kysely";
+import { CompiledQuery, sql, type Kysely, type Transaction } from "kysely";
 import { isEmbedded, sqlSpelling, type DialectName } from "../db/dialect.js";
 import type { Database } from "../db/schema.js";
 import {
   queueDeliveries,
   queueDeliveriesSql,
 } from "../webhooks/outbound/delivery-engine/queue-deliveries.js";
+import { laneOf } from "../webhooks/outbound/delivery-engine/lane-of.js";
 import { envelopeAround } from "./build-envelope.js";
 import { eventIdFor, newEventIdPrefix } from "./event-id.js";
 import { EVENT_AUDIENCE, type EventDataMap, type EventName } from "./event-catalogue.js";
@@ -299,6 +300,10 @@ export class EventSpine implements Outbox {
         event_id: delivery.eventId ?? eventIdFor(newEventIdPrefix(now), delivery.webhookId),
         room_id: delivery.roomId ?? null,
         message_id: delivery.messageId ?? null,
+        // A test, redelivery or recovery joins the end of its lane (a new, higher id).
+        lane: sql<number | null>`(select ${sql.raw(laneOf(`w."ordering"`, `r."room_id"`))}
+          from "webhooks" w, (select cast(${delivery.roomId ?? null} as bigint) as "room_id") r
+          where w."id" = ${delivery.webhookId})`,
       })
       .returning("id")
       .executeTakeFirstOrThrow();

@@ -13,6 +13,7 @@ import { deliveryLeaseIndex } from "./011-delivery-lease-index.js";
 import { messagesThatLive } from "./012-messages-that-live.js";
 import { messageReactions } from "./013-message-reactions.js";
 import { inboundFromTheWorld } from "./018-inbound-from-the-world.js";
+import { orderedLanes } from "./020-ordered-lanes.js";
 
 /** Every migration, in order. Names sort; never rename or edit one that has shipped. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -30,4 +31,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "012-messages-that-live": messagesThatLive,
   "013-message-reactions": messageReactions,
   "018-inbound-from-the-world": inboundFromTheWorld,
+  "020-ordered-lanes": orderedLanes,
 };

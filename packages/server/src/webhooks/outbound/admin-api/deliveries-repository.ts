@@ -1,5 +1,6 @@
 import { sql, type Kysely } from "kysely";
 import type { Database, DeliveryStatus } from "../../../db/schema.js";
+import { laneOf } from "../delivery-engine/lane-of.js";
 import type { AttemptRow, DeliveryRow, DeliverySummaryRow } from "./webhook-views.js";
 
 /** Queries on `webhook_deliveries` and `webhook_attempts` for the delivery log. */
@@ -204,6 +205,7 @@ export async function recoverDeliveries(
       "event_id",
       "room_id",
       "message_id",
+      "lane",
     ])
     .expression(
       recoverable(db, webhookId, filter).select([
@@ -222,6 +224,9 @@ export async function recoverDeliveries(
         "d.event_id",
         "d.room_id",
         "d.message_id",
+        // Each copy joins the end of its lane, in the order of the originals (ids ascending).
+        sql<number | null>`(select ${sql.raw(laneOf(`w."ordering"`, `d."room_id"`))}
+          from "webhooks" w where w."id" = d."webhook_id")`.as("lane"),
       ]),
     )
     .executeTakeFirst();

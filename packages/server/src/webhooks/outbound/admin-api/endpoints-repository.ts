@@ -1,6 +1,8 @@
-import type { Insertable, Kysely, Updateable } from "kysely";
-import type { Database, WebhooksTable } from "../../../db/schema.js";
-import type { AttemptStats, WebhookRow } from "./webhook-views.js";
+import { sql, type Insertable, type Kysely, type Updateable } from "kysely";
+import type { Database, Ordering, WebhooksTable } from "../../../db/schema.js";
+import { isoTime } from "../../../events/event-catalogue.js";
+import { laneOf } from "../delivery-engine/lane-of.js";
+import type { AttemptStats, HeldLane, WebhookRow } from "./webhook-views.js";
 
 /**
  * Queries on `webhooks` for the admin API. Reads never select `secret_ciphertext`: what the
@@ -25,6 +27,7 @@ const PUBLIC_COLUMNS = [
   "last_failure_at",
   "last_error",
   "circuit",
+  "ordering",
 ] as const;
 
 export async function insertWebhook(
@@ -144,4 +147,68 @@ export async function findSealedSecret(
     .where("id", "=", id)
     .executeTakeFirst();
   return row?.secret_ciphertext;
+}
+
+/** Most held lanes an endpoint shows. */
+export const HELD_LANES_SHOWN = 20;
+
+/**
+ * The lanes of an ordered endpoint whose head (lowest unfinished id) has failed and waits for
+ * its retry, oldest first (at most HELD_LANES_SHOWN): the same skip scan as the claim
+ * (claim-deliveries.ts), one seek per lane, through `webhook_deliveries_lane`. `since` is the
+ * start of the head's first attempt; `roomId` is null for lane 0 (no room, or "endpoint").
+ */
+export async function findHeldLanes(db: Kysely<Database>, webhookId: number): Promise<HeldLane[]> {
+  const result = await sql<{ lane: number | string; id: number; since: number | string | null }>`
+    WITH RECURSIVE lanes(lane) AS (
+      SELECT (SELECT min(x.lane) FROM webhook_deliveries x
+        WHERE x.webhook_id = ${webhookId} AND x.lane IS NOT NULL AND x.next_attempt_at IS NOT NULL)
+      UNION ALL
+      SELECT (SELECT min(x.lane) FROM webhook_deliveries x
+        WHERE x.webhook_id = ${webhookId} AND x.lane > l.lane
+          AND x.lane IS NOT NULL AND x.next_attempt_at IS NOT NULL)
+      FROM lanes l
+      WHERE l.lane IS NOT NULL
+    )
+    SELECT l.lane, d.id,
+      coalesce((SELECT min(a.started_at) FROM webhook_attempts a WHERE a.delivery_id = d.id),
+        d.updated_at) AS since
+    FROM lanes l
+    JOIN webhook_deliveries d ON d.id = (
+      SELECT min(h.id) FROM webhook_deliveries h
+      WHERE h.webhook_id = ${webhookId} AND h.lane = l.lane
+        AND h.lane IS NOT NULL AND h.next_attempt_at IS NOT NULL)
+    WHERE l.lane IS NOT NULL AND d.status = 'FAILED'
+    ORDER BY since, d.id
+    LIMIT ${HELD_LANES_SHOWN}
+  `.execute(db);
+  return result.rows.map((row) => ({
+    roomId: Number(row.lane) === 0 ? null : Number(row.lane),
+    deliveryId: Number(row.id),
+    since: isoTime(Number(row.since)),
+  }));
+}
+
+/**
+ * Moves an endpoint's queued deliveries to the lanes of its new ordering (lane-of.ts), or out of
+ * lanes for "none". Two statements, each through the claim index its rows are in, so the
+ * endpoint's finished deliveries are never read.
+ */
+export async function relaneQueuedDeliveries(
+  db: Kysely<Database>,
+  webhookId: number,
+  ordering: Ordering,
+): Promise<void> {
+  // One of three literals, never the caller's text.
+  const literal = { none: "'none'", room: "'room'", endpoint: "'endpoint'" }[ordering];
+  const lane = sql<number | null>`${sql.raw(laneOf(literal, `"room_id"`))}`;
+  for (const inLane of [false, true]) {
+    await db
+      .updateTable("webhook_deliveries")
+      .set({ lane })
+      .where("webhook_id", "=", webhookId)
+      .where("lane", inLane ? "is not" : "is", null)
+      .where("next_attempt_at", "is not", null)
+      .execute();
+  }
 }

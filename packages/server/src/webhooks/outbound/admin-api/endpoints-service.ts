@@ -3,7 +3,7 @@ import type { Kysely, Updateable } from "kysely";
 import type { AppContext } from "../../../app-context.js";
 import type { Principal } from "../../../auth/principal.js";
 import { openSecret, sealSecret } from "../../../config/secret-box.js";
-import type { Database, SignatureScheme, WebhooksTable } from "../../../db/schema.js";
+import type { Database, Ordering, SignatureScheme, WebhooksTable } from "../../../db/schema.js";
 import { AppError } from "../../../errors/app-error.js";
 import { buildEnvelope } from "../../../events/build-envelope.js";
 import { eventData, WEBHOOK_TEST } from "../../../events/event-catalogue.js";
@@ -13,10 +13,12 @@ import { eventPrefixesOf, roomFilterOf } from "../../../events/event-subscriptio
 import {
   attemptStatsSince,
   deleteWebhook,
+  findHeldLanes,
   findSealedSecret,
   findWebhook,
   insertWebhook,
   listWebhooks,
+  relaneQueuedDeliveries,
   updateWebhook,
 } from "./endpoints-repository.js";
 import {
@@ -24,7 +26,12 @@ import {
   validateSecret,
   type EndpointInput,
 } from "./validate-endpoint-input.js";
-import { toWebhookView, type WebhookRow, type WebhookView } from "./webhook-views.js";
+import {
+  toWebhookView,
+  type HeldLane,
+  type WebhookRow,
+  type WebhookView,
+} from "./webhook-views.js";
 
 export interface CreateEndpointInput {
   name: string;
@@ -36,6 +43,7 @@ export interface CreateEndpointInput {
   roomIds?: number[] | null | undefined;
   headers?: Record<string, string> | null | undefined;
   maxDeliveriesPerSecond?: number | null | undefined;
+  ordering?: Ordering | undefined;
 }
 
 const DAY_MS = 86_400_000;
@@ -51,8 +59,13 @@ async function viewsOf(
     rows.map((row) => row.id),
     ctx.now() - DAY_MS,
   );
+  // Only an ordered endpoint has lanes (one look-up each, a seek per lane).
+  const held = new Map<number, HeldLane[]>();
+  for (const row of rows)
+    if (row.ordering !== "none") held.set(row.id, await findHeldLanes(db, row.id));
   return rows.map((row) =>
     toWebhookView(row, {
+      heldLanes: held.get(row.id) ?? [],
       headers:
         row.headers_ciphertext === null
           ? null
@@ -103,6 +116,7 @@ export async function createEndpoint(
     room_filter: roomFilterOf(valid.roomIds ?? null),
     headers_ciphertext: sealedHeaders(ctx, valid.headers ?? null),
     max_per_second: valid.maxDeliveriesPerSecond ?? null,
+    ordering: valid.ordering ?? "none",
     disabled_reason: valid.enabled === false ? "manual" : null,
     disabled_at: valid.enabled === false ? now : null,
   });
@@ -171,11 +185,19 @@ export async function updateEndpoint(
   if (valid.headers !== undefined) changes.headers_ciphertext = sealedHeaders(ctx, valid.headers);
   if (valid.maxDeliveriesPerSecond !== undefined)
     changes.max_per_second = valid.maxDeliveriesPerSecond;
+  if (valid.ordering !== undefined) changes.ordering = valid.ordering;
   if (Object.keys(changes).length === 0) return getEndpoint(ctx, id);
 
   const row = await ctx.database.transaction(async (tx) => {
+    const before = valid.ordering === undefined ? undefined : await findWebhook(tx.db, id);
     const updated = await updateWebhook(tx.db, id, { ...changes, updated_at: now });
     if (!updated) throw new AppError("not_found", `no webhook ${id}`);
+    if (before !== undefined && before.ordering !== updated.ordering) {
+      // The queued deliveries move to the lanes of the new ordering (or out of lanes), in id
+      // order as ever; those without a lane any more are due as they are: wake the dispatchers.
+      await relaneQueuedDeliveries(tx.db, id, updated.ordering);
+      tx.deliveriesDue();
+    }
     // Deliveries held back while the endpoint was disabled are due now: wake the dispatchers (this
     // process's, and other processes' through NOTIFY) rather than leave them to the next sweep.
     if (valid.enabled === true) tx.deliveriesDue();

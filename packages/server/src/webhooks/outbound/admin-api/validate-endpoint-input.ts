@@ -1,5 +1,5 @@
 import { AppError } from "../../../errors/app-error.js";
-import type { SignatureScheme } from "../../../db/schema.js";
+import type { Ordering, SignatureScheme } from "../../../db/schema.js";
 import { isEventName, WEBHOOK_TEST } from "../../../events/event-catalogue.js";
 import { eventsMatching, isEventPattern } from "../../../events/event-subscriptions.js";
 import { decodeWhsecSecret, WHSEC_PREFIX } from "../decode-whsec-secret.js";
@@ -17,6 +17,7 @@ export interface EndpointInput {
   roomIds?: number[] | null | undefined;
   headers?: Record<string, string> | null | undefined;
   maxDeliveriesPerSecond?: number | null | undefined;
+  ordering?: Ordering | undefined;
 }
 
 /** The same fields once checked: only those given are present. */
@@ -32,6 +33,7 @@ export interface ValidEndpointInput {
   /** Names lower-cased; null or {} clears them. */
   headers?: Record<string, string> | null;
   maxDeliveriesPerSecond?: number | null;
+  ordering?: Ordering;
 }
 
 export const MAX_HEADERS = 10;
@@ -100,6 +102,8 @@ export function validateEndpointInput(input: EndpointInput, policy: UrlPolicy): 
   if (input.headers !== undefined) valid.headers = validateHeaders(input.headers);
   if (input.maxDeliveriesPerSecond !== undefined)
     valid.maxDeliveriesPerSecond = input.maxDeliveriesPerSecond;
+  // The body schema admits only "none", "room" and "endpoint" (400 validation_failed otherwise).
+  if (input.ordering !== undefined) valid.ordering = input.ordering;
   return valid;
 }
 

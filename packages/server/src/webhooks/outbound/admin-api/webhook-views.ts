@@ -6,6 +6,7 @@ import type {
   DeliverySearchItem,
   DeliverySummary,
   EndpointHealth,
+  HeldLane,
   Webhook,
 } from "@parley/client/wire";
 import type { Selectable } from "kysely";
@@ -33,7 +34,7 @@ function mapHeaders(headers: Headers | null, mask: (headers: Headers) => Headers
  * The public shapes of endpoints and their delivery log: the wire's types (@parley/client/wire),
  * so a view that drifts from the schemas the routes answer with does not compile.
  */
-export type { DeliveryDetail, DeliverySearchItem, DeliverySummary, EndpointHealth };
+export type { DeliveryDetail, DeliverySearchItem, DeliverySummary, EndpointHealth, HeldLane };
 
 /** An endpoint, built from a row without its secret, which is never shown. */
 export type WebhookView = Webhook;
@@ -67,11 +68,12 @@ export type WebhookRow = Pick<
   | "last_failure_at"
   | "last_error"
   | "circuit"
+  | "ordering"
 >;
 export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
 export type DeliverySummaryRow = Omit<
   DeliveryRow,
-  "body" | "locked_until" | "locked_by" | "room_id" | "message_id"
+  "body" | "locked_until" | "locked_by" | "room_id" | "message_id" | "lane"
 >;
 export type AttemptRow = Selectable<WebhookAttemptsTable>;
 
@@ -79,7 +81,11 @@ const NO_ATTEMPTS: AttemptStats = { attempts: 0, successes: 0, latencies: [] };
 
 export function toWebhookView(
   row: WebhookRow,
-  extras: { headers: Record<string, string> | null; stats?: AttemptStats | undefined },
+  extras: {
+    headers: Record<string, string> | null;
+    stats?: AttemptStats | undefined;
+    heldLanes?: HeldLane[] | undefined;
+  },
 ): WebhookView {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(extras.headers ?? {}))
@@ -99,6 +105,8 @@ export function toWebhookView(
     disabledReason: row.enabled === 1 ? null : (row.disabled_reason ?? "manual"),
     disabledAt: row.enabled === 1 || row.disabled_at === null ? null : isoTime(row.disabled_at),
     health: toHealth(row, extras.stats ?? NO_ATTEMPTS),
+    ordering: row.ordering,
+    heldLanes: extras.heldLanes ?? [],
   };
 }
 

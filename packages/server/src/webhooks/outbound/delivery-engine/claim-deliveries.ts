@@ -26,6 +26,8 @@ export interface ClaimedDelivery {
    * (within RATE_HORIZON_MS of now); send it then, not before. Null without a cap.
    */
   send_at: number | null;
+  /** The delivery's ordered lane (lane-of.ts); null for an endpoint without ordering. */
+  lane: number | null;
 }
 
 /**
@@ -97,6 +99,21 @@ export interface ClaimOptions {
  * the same statement; on SQLite the claim and the advance share one transaction. A crash between
  * reserving a slot and sending costs only that slot: the row's lease expires and it is claimed
  * again into a later one.
+ *
+ * Ordered lanes (docs/webhooks.md, "Ordered delivery"): a delivery with a `lane` is taken only
+ * when it is its lane's head, the lowest unfinished id of (endpoint, lane), and that head is due
+ * and not under a live lease. So one attempt per lane is in flight, in id order, across processes:
+ * a head being sent (or left leased by a crashed process) holds its lane until its lease is gone,
+ * and a failing head holds it through its retries, until it ends (SUCCESS or EXHAUSTED: its
+ * `next_attempt_at` is cleared and it leaves the lane's index). The heads come from the partial
+ * index `webhook_deliveries_lane` (webhook_id, lane, id) by a skip scan (a recursive CTE: from
+ * each lane to the next, one seek each), then one seek per lane for its head: a held lane costs a
+ * claim two seeks, whatever is queued behind it. Deliveries without a lane are in the other index
+ * only (`webhook_deliveries_endpoint_due`, which leaves lanes out), so an endpoint without
+ * ordering is claimed exactly as before. On PostgreSQL the head is locked `FOR UPDATE SKIP
+ * LOCKED`: a concurrent claim that read the same head skips it, and one whose snapshot is older
+ * than a lease or a finished head re-checks that row when it locks it (READ COMMITTED), so it
+ * never takes a head another process holds, nor the row after a head it saw unfinished.
  *
  * Commit without a flush (PostgreSQL): the claim's transaction sets `synchronous_commit = off`
  * for itself (`set_config(..., true)` lasts until its commit), so it does not wait for its WAL
@@ -180,37 +197,67 @@ async function claimOnSqlite(db: Kysely<Database>, input: ClaimInput): Promise<C
   const batchLimit = sql.lit(Math.trunc(limit));
   return db.transaction().execute(async (trx) => {
     const result = await sql<ClaimedDelivery & { rate: number | null }>`
-      WITH chosen AS MATERIALIZED (
+      WITH RECURSIVE endpoints AS MATERIALIZED (
+        SELECT id, room, base, rate FROM (
+          SELECT w.id, w.max_per_second AS rate,
+            max(coalesce(w.rate_next_at, 0), ${now}) AS base,
+            min(
+              ${perEndpointLimit},
+              coalesce(json_extract(${rooms}, '$."' || w.id || '"'), ${defaultRoom}),
+              CASE WHEN w.max_per_second IS NULL THEN ${perEndpointLimit}
+                WHEN max(coalesce(w.rate_next_at, 0), ${now}) > ${horizon} THEN 0
+                ELSE ((${horizon} - max(coalesce(w.rate_next_at, 0), ${now})) * w.max_per_second) / 1000 + 1 END
+            ) AS room
+          FROM webhooks w
+          WHERE w.enabled = 1
+        )
+        WHERE room > 0
+      ),
+      -- Every lane of these endpoints, by a skip scan: the first lane, then from each to the next.
+      lanes(webhook_id, lane) AS (
+        SELECT e.id, (
+          SELECT min(x.lane) FROM webhook_deliveries x INDEXED BY webhook_deliveries_lane
+          WHERE x.webhook_id = e.id AND x.lane IS NOT NULL AND x.next_attempt_at IS NOT NULL)
+        FROM endpoints e
+        UNION ALL
+        SELECT l.webhook_id, (
+          SELECT min(x.lane) FROM webhook_deliveries x INDEXED BY webhook_deliveries_lane
+          WHERE x.webhook_id = l.webhook_id AND x.lane > l.lane
+            AND x.lane IS NOT NULL AND x.next_attempt_at IS NOT NULL)
+        FROM lanes l
+        WHERE l.lane IS NOT NULL
+      ),
+      chosen AS MATERIALIZED (
         SELECT id, base, rate, rank FROM (
           SELECT c.id, c.next_attempt_at, c.attempts, c.room, c.base, c.rate,
             row_number() OVER (PARTITION BY c.webhook_id ORDER BY c.next_attempt_at, c.id) AS rank
           FROM (
             SELECT d.id, d.webhook_id, d.next_attempt_at, d.attempts, e.room, e.base, e.rate
-            FROM (
-              SELECT id, room, base, rate FROM (
-                SELECT w.id, w.max_per_second AS rate,
-                  max(coalesce(w.rate_next_at, 0), ${now}) AS base,
-                  min(
-                    ${perEndpointLimit},
-                    coalesce(json_extract(${rooms}, '$."' || w.id || '"'), ${defaultRoom}),
-                    CASE WHEN w.max_per_second IS NULL THEN ${perEndpointLimit}
-                      WHEN max(coalesce(w.rate_next_at, 0), ${now}) > ${horizon} THEN 0
-                      ELSE ((${horizon} - max(coalesce(w.rate_next_at, 0), ${now})) * w.max_per_second) / 1000 + 1 END
-                  ) AS room
-                FROM webhooks w
-                WHERE w.enabled = 1
-              )
-              WHERE room > 0
-            ) e
+            FROM endpoints e
             CROSS JOIN webhook_deliveries d ON d.id IN (
               SELECT x.id FROM webhook_deliveries x INDEXED BY webhook_deliveries_endpoint_due
               WHERE x.webhook_id = e.id
+                AND x.lane IS NULL
                 AND x.status IN ('PENDING', 'FAILED')
+                AND x.next_attempt_at IS NOT NULL
                 AND x.next_attempt_at <= ${now}
                 AND (x.locked_until IS NULL OR x.locked_until < ${now})
               ORDER BY x.next_attempt_at
               LIMIT ${seekLimit}
             )
+            UNION ALL
+            -- Each lane's head (its lowest unfinished id), when it is due and not leased.
+            SELECT d.id, d.webhook_id, d.next_attempt_at, d.attempts, e.room, e.base, e.rate
+            FROM lanes l
+            JOIN endpoints e ON e.id = l.webhook_id
+            CROSS JOIN webhook_deliveries d ON d.id = (
+              SELECT min(h.id) FROM webhook_deliveries h INDEXED BY webhook_deliveries_lane
+              WHERE h.webhook_id = l.webhook_id AND h.lane = l.lane
+                AND h.lane IS NOT NULL AND h.next_attempt_at IS NOT NULL)
+            WHERE l.lane IS NOT NULL
+              AND d.status IN ('PENDING', 'FAILED')
+              AND d.next_attempt_at <= ${now}
+              AND (d.locked_until IS NULL OR d.locked_until < ${now})
             UNION ALL
             SELECT d.id, d.webhook_id, d.next_attempt_at, d.attempts,
               min(${perEndpointLimit},
@@ -235,7 +282,7 @@ async function claimOnSqlite(db: Kysely<Database>, input: ClaimInput): Promise<C
             WHERE ch.id = webhook_deliveries.id AND ch.rate IS NOT NULL),
           next_attempt_at)
       WHERE id IN (SELECT id FROM chosen)
-      RETURNING id, webhook_id, event, body, status, attempts, event_id, next_attempt_at AS send_at,
+      RETURNING id, webhook_id, event, body, status, attempts, event_id, lane, next_attempt_at AS send_at,
         (SELECT w.url FROM webhooks w WHERE w.id = webhook_deliveries.webhook_id) AS url,
         (SELECT w.secret_ciphertext FROM webhooks w WHERE w.id = webhook_deliveries.webhook_id) AS secret_ciphertext,
         (SELECT w.signature_scheme FROM webhooks w WHERE w.id = webhook_deliveries.webhook_id) AS signature_scheme,
@@ -272,7 +319,7 @@ async function claimOnSqlite(db: Kysely<Database>, input: ClaimInput): Promise<C
  * endpoint not in $3.
  */
 const PG_CLAIM = `
-  WITH unflushed AS (
+  WITH RECURSIVE unflushed AS (
     -- This statement's own transaction commits without waiting for its WAL flush: see above.
     SELECT set_config('synchronous_commit', 'off', true) AS setting
   ),
@@ -282,13 +329,15 @@ const PG_CLAIM = `
     SELECT w.id, w.max_per_second AS rate,
       greatest(coalesce(w.rate_next_at, 0), $1::bigint) AS base
     FROM webhooks w
-    CROSS JOIN LATERAL (
-      SELECT 1 FROM webhook_deliveries x
-      WHERE x.webhook_id = w.id AND x.status IN ('PENDING', 'FAILED')
-        AND x.next_attempt_at <= $1::bigint
-      LIMIT 1
-    ) due
     WHERE w.enabled = 1 AND w.max_per_second IS NOT NULL
+      AND (EXISTS (
+          SELECT 1 FROM webhook_deliveries x
+          WHERE x.webhook_id = w.id AND x.lane IS NULL AND x.status IN ('PENDING', 'FAILED')
+            AND x.next_attempt_at IS NOT NULL AND x.next_attempt_at <= $1::bigint)
+        OR EXISTS (
+          SELECT 1 FROM webhook_deliveries x
+          WHERE x.webhook_id = w.id AND x.lane IS NOT NULL
+            AND x.next_attempt_at IS NOT NULL AND x.next_attempt_at <= $1::bigint))
     ORDER BY w.id
     FOR NO KEY UPDATE OF w
   ),
@@ -315,13 +364,59 @@ const PG_CLAIM = `
       SELECT d.id, d.webhook_id, d.next_attempt_at, d.attempts
       FROM webhook_deliveries d
       WHERE d.webhook_id = e.id
+        AND d.lane IS NULL
         AND d.status IN ('PENDING', 'FAILED')
+        AND d.next_attempt_at IS NOT NULL
         AND d.next_attempt_at <= $1::bigint
         AND (d.locked_until IS NULL OR d.locked_until < $1::bigint)
       ORDER BY d.next_attempt_at
       LIMIT least(e.room, $5::int)
       FOR UPDATE SKIP LOCKED
     ) c
+  ),
+  -- Every lane of these endpoints, by a skip scan: the first lane, then from each to the next.
+  lanes AS (
+    SELECT e.id AS webhook_id, f.lane
+    FROM endpoints e
+    CROSS JOIN LATERAL (
+      SELECT x.lane FROM webhook_deliveries x
+      WHERE x.webhook_id = e.id AND x.lane IS NOT NULL AND x.next_attempt_at IS NOT NULL
+      ORDER BY x.lane LIMIT 1
+    ) f
+    UNION ALL
+    SELECT l.webhook_id, n.lane
+    FROM lanes l
+    CROSS JOIN LATERAL (
+      SELECT x.lane FROM webhook_deliveries x
+      WHERE x.webhook_id = l.webhook_id AND x.lane > l.lane
+        AND x.lane IS NOT NULL AND x.next_attempt_at IS NOT NULL
+      ORDER BY x.lane LIMIT 1
+    ) n
+  ),
+  -- Each lane's head (its lowest unfinished id), when it is due and not leased; per endpoint no
+  -- more than its room, so no head is locked that this claim does not take.
+  heads AS (
+    SELECT c.id, c.webhook_id, c.next_attempt_at, c.attempts, e.room, e.base, e.rate
+    FROM endpoints e
+    CROSS JOIN LATERAL (
+      SELECT d.id, d.webhook_id, d.next_attempt_at, d.attempts
+      FROM lanes l
+      CROSS JOIN LATERAL (
+        SELECT h.id FROM webhook_deliveries h
+        WHERE h.webhook_id = l.webhook_id AND h.lane = l.lane
+          AND h.lane IS NOT NULL AND h.next_attempt_at IS NOT NULL
+        ORDER BY h.id LIMIT 1
+      ) head
+      JOIN webhook_deliveries d ON d.id = head.id
+      WHERE l.webhook_id = e.id
+        AND d.status IN ('PENDING', 'FAILED')
+        AND d.next_attempt_at <= $1::bigint
+        AND (d.locked_until IS NULL OR d.locked_until < $1::bigint)
+      ORDER BY d.next_attempt_at, d.id
+      LIMIT least(e.room, $5::int)
+      FOR UPDATE OF d SKIP LOCKED
+    ) c
+    WHERE e.id IN (SELECT webhook_id FROM lanes)
   ),
   -- Test deliveries go out even to a disabled endpoint (FOR UPDATE is not allowed inside a
   -- UNION, hence two CTEs); a disabled endpoint has no pace to keep.
@@ -340,7 +435,7 @@ const PG_CLAIM = `
     FOR UPDATE SKIP LOCKED
   ),
   candidates AS (
-    SELECT * FROM seeked UNION ALL SELECT * FROM tests
+    SELECT * FROM seeked UNION ALL SELECT * FROM heads UNION ALL SELECT * FROM tests
   ),
   chosen AS (
     SELECT id, webhook_id, base, rate, rank FROM (
@@ -370,7 +465,7 @@ const PG_CLAIM = `
       ELSE chosen.base + ((chosen.rank - 1) * 1000) / chosen.rate END
   FROM chosen, webhooks w, unflushed
   WHERE d.id = chosen.id AND w.id = d.webhook_id
-  RETURNING d.id, d.webhook_id, d.event, d.body, d.status, d.attempts, d.event_id, w.url,
+  RETURNING d.id, d.webhook_id, d.event, d.body, d.status, d.attempts, d.event_id, d.lane, w.url,
     w.secret_ciphertext, w.signature_scheme, w.headers_ciphertext,
     CASE WHEN w.previous_secret_expires_at > $1::bigint THEN w.previous_secret_ciphertext END
       AS previous_secret_ciphertext,
@@ -379,5 +474,9 @@ const PG_CLAIM = `
 
 /** pg answers BIGINT as text. */
 function numericSendAt(row: ClaimedDelivery): ClaimedDelivery {
-  return row.send_at === null ? row : { ...row, send_at: Number(row.send_at) };
+  return {
+    ...row,
+    send_at: row.send_at === null ? null : Number(row.send_at),
+    lane: row.lane === null ? null : Number(row.lane),
+  };
 }

@@ -535,6 +535,10 @@ export class DeliveryDispatcher implements Dispatcher {
     const state = this.state;
     state.recorder = "recording";
     let failures = 0;
+    // A recorded attempt of an ordered lane may let the lane's next delivery go (or, failed, it
+    // holds the lane until its retry): claim again, even when the last claim found nothing,
+    // since the lane's rows were waiting for this recording then (the claim reads the database).
+    let laneMoved = false;
     try {
       while (state.toRecord.length > 0) {
         const batch = state.takeBatch(RECORD_BATCH);
@@ -544,13 +548,14 @@ export class DeliveryDispatcher implements Dispatcher {
           continue;
         }
         failures = 0;
+        if (batch.some((item) => item.row.lane !== null)) laneMoved = true;
         state.recorded(batch);
         this.checked("record");
       }
     } finally {
       state.recorder = "idle";
     }
-    if (state.backlog) this.wake();
+    if (state.backlog || laneMoved) this.wake();
     this.settle();
   }
 

@@ -2,6 +2,7 @@ import { CompiledQuery, type Transaction } from "kysely";
 import { sqlSpelling, type DialectName, type SqlSpelling } from "../../../db/dialect.js";
 import type { Database } from "../../../db/schema.js";
 import type { EventAudience } from "../../../events/event-catalogue.js";
+import { laneOf } from "./lane-of.js";
 
 /**
  * The queue verb of the fan-out: ONE `INSERT ... SELECT` that queues a delivery of an event for
@@ -41,7 +42,7 @@ export interface FanOutInputs {
 
 export const FAN_OUT_COLUMNS = `"webhook_id", "event", "body", "status", "attempts", "next_attempt_at",
   "locked_until", "locked_by", "last_response_status", "created_at", "updated_at", "event_id",
-  "room_id", "message_id"`;
+  "room_id", "message_id", "lane"`;
 
 /** The endpoints (`w`, a row of "webhooks") that hear the event: the rule, written once. */
 export function subscribedEndpoints(
@@ -72,7 +73,8 @@ export function queueDeliveriesSql(
 ): string {
   return `insert into "webhook_deliveries" (${FAN_OUT_COLUMNS})
   select w."id", ${input.event}, ${body}, 'PENDING', 0, ${input.at}, null, null, null, ${input.at}, ${input.at},
-    ${input.eventIdPrefix} || ${spelling.zeroPadded(`w."id"`, 10)}, ${input.roomId}, ${input.messageId}
+    ${input.eventIdPrefix} || ${spelling.zeroPadded(`w."id"`, 10)}, ${input.roomId}, ${input.messageId},
+    ${laneOf(`w."ordering"`, input.roomId)}
   from ${from}
   where ${subscribedEndpoints(spelling, input, audience)}`;
 }

@@ -27,9 +27,10 @@ with "input" as (select * from unnest($1::bigint[], $2::bigint[], $3::bigint[], 
 "parley_deliveries" as (
   insert into "webhook_deliveries" ("webhook_id", "event", "body", "status", "attempts", "next_attempt_at",
   "locked_until", "locked_by", "last_response_status", "created_at", "updated_at", "event_id",
-  "room_id", "message_id")
+  "room_id", "message_id", "lane")
   select w."id", x."p8", x."p5" || w."id"::text || x."p6" || e."id"::text || x."p7", 'PENDING', 0, x."p4", null, null, null, x."p4", x."p4",
-    x."p11" || lpad(w."id"::text, 10, '0'), x."p10", e."id"
+    x."p11" || lpad(w."id"::text, 10, '0'), x."p10", e."id",
+    case w."ordering" when 'room' then coalesce(x."p10", 0) when 'endpoint' then 0 end
   from "emitting" e join "parley_emit_input" x on x."ord" = e."ord" cross join "webhooks" w
   where w."enabled" = 1
     and (strpos(w."events", x."p9") > 0 or (w."event_prefixes" is not null and exists (

@@ -20,9 +20,10 @@ with "room" as (select "deleted_at" from "rooms" where "id" = $1::bigint),
 "parley_deliveries" as (
   insert into "webhook_deliveries" ("webhook_id", "event", "body", "status", "attempts", "next_attempt_at",
   "locked_until", "locked_by", "last_response_status", "created_at", "updated_at", "event_id",
-  "room_id", "message_id")
+  "room_id", "message_id", "lane")
   select w."id", $18::varchar, $15::text || w."id"::text || $16::text || e."id"::text || $17::text, 'PENDING', 0, $14::bigint, null, null, null, $14::bigint, $14::bigint,
-    $21::text || lpad(w."id"::text, 10, '0'), $20::bigint, e."id"
+    $21::text || lpad(w."id"::text, 10, '0'), $20::bigint, e."id",
+    case w."ordering" when 'room' then coalesce($20::bigint, 0) when 'endpoint' then 0 end
   from "emitting" e cross join "webhooks" w
   where w."enabled" = 1
     and (strpos(w."events", $19::text) > 0 or (w."event_prefixes" is not null and exists (

@@ -20,6 +20,7 @@ function row(id: number, webhookId: number): ClaimedDelivery {
     headers_ciphertext: null,
     previous_secret_ciphertext: null,
     send_at: null,
+    lane: null,
   };
 }
 

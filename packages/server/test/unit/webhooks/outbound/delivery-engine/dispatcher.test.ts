@@ -21,6 +21,7 @@ const row: ClaimedDelivery = {
   headers_ciphertext: null,
   previous_secret_ciphertext: null,
   send_at: null,
+  lane: null,
 };
 
 it(
