@@ -10,6 +10,8 @@ import type { Database } from "./db/schema.js";
 import { withUnitOfWork, type ParleyDatabase } from "./db/unit-of-work.js";
 import { EventSpine } from "./events/event-spine.js";
 import { createSafety, type Safety } from "./safety/create-safety.js";
+import { createFileStorage } from "./chat/file-storage/create-file-storage.js";
+import type { FileStorage } from "./chat/file-storage/file-storage.js";
 import path from "node:path";
 
 /**
@@ -27,6 +29,8 @@ export interface AppContext {
   readonly keys: ServerKeys;
   readonly tokens: TokenService;
   readonly safety: Safety;
+  /** Where uploads' bytes live: the data directory, or an S3-compatible bucket (PARLEY_FILES_S3_*). */
+  readonly files: FileStorage;
   /** Identifies this process in delivery leases (`locked_by`). */
   readonly instanceId: string;
   now(): number;
@@ -36,6 +40,8 @@ export interface CreateAppContextOptions {
   /** Use this database instead of opening the one the config names (tests). */
   database?: DatabaseConnection;
   now?: () => number;
+  /** Use this file storage instead of the one the config names (tests). */
+  files?: FileStorage;
 }
 
 export async function createAppContext(
@@ -85,6 +91,7 @@ export async function createAppContext(
       audience: config.jwtAudience,
     }),
     safety: createSafety(config),
+    files: options.files ?? (await createFileStorage(config)),
     instanceId,
     now,
   };

@@ -31,6 +31,7 @@ export type {
   ListFlagsParams,
   ListMessagesParams,
   Message,
+  MessageFile,
   MessageListItem,
   MessageRevision,
   MessageRevisions,

@@ -143,6 +143,14 @@ export interface Routes {
   };
   /** Multipart: pass a `FormData` with a field named `file` as `data`. */
   "POST /api/rooms/{roomId}/files": { params: RoomId & { data: FormData }; response: UploadedFile };
+  /**
+   * A file's bytes (an ArrayBuffer): served inline for PNG, JPEG, GIF and WebP images, as an
+   * attachment otherwise; 404 file_not_found for a file of a message held for review.
+   */
+  "GET /api/rooms/{roomId}/files/{fileId}": {
+    params: RoomId & { fileId: number };
+    response: ArrayBuffer;
+  };
 
   // Moderation (admin)
   "GET /api/admin/moderation/flags": {

@@ -34,8 +34,20 @@ export const threadIdProperty = {
   ),
 };
 
+/** The most files one message carries. */
+export const MAX_MESSAGE_FILES = 10;
+
+/** A post's `fileIds`: files the poster uploaded to the room that no message carries yet. */
+export const fileIdsProperty = {
+  fileIds: Type.Optional(
+    Type.Array(Id(), {
+      description: `at most ${MAX_MESSAGE_FILES} different files you uploaded to this room (POST .../files) that no message carries yet; each file goes with one message (else 400 invalid_file)`,
+    }),
+  ),
+};
+
 export const PostMessageParamsSchema = Type.Object(
-  { ...messageBodyProperties, ...threadIdProperty },
+  { ...messageBodyProperties, ...threadIdProperty, ...fileIdsProperty },
   { additionalProperties: false },
 );
 export type PostMessageParams = Static<typeof PostMessageParamsSchema>;
@@ -75,6 +87,15 @@ export const MessageReactionSchema = Type.Object({
 });
 export type MessageReaction = Static<typeof MessageReactionSchema>;
 
+/** A file a message carries; its bytes: GET /api/rooms/{roomId}/files/{id}. */
+export const MessageFileSchema = Type.Object({
+  id: Id({ description: "GET /api/rooms/{roomId}/files/{id} serves it" }),
+  name: Type.String({ description: "the file's name, as uploaded (a base name)" }),
+  size: Type.Integer({ minimum: 0, description: "bytes" }),
+  mediaType: Type.String({ description: "the media type its uploader declared" }),
+});
+export type MessageFile = Static<typeof MessageFileSchema>;
+
 const storedMessageProperties = {
   id: Id(),
   roomId: Id(),
@@ -95,6 +116,9 @@ const storedMessageProperties = {
   }),
   reactions: Type.Array(MessageReactionSchema, {
     description: "one entry per emoji, in the order each was first used",
+  }),
+  files: Type.Array(MessageFileSchema, {
+    description: "the files posted with it (fileIds), in the order they were uploaded",
   }),
 };
 

@@ -3,6 +3,7 @@ import type { Principal } from "../auth/principal.js";
 import { eraseFreedContent } from "../db/erase-freed-content.js";
 import { AppError } from "../errors/app-error.js";
 import { messageDeleted, messageNotFound } from "./message-lookup-errors.js";
+import { deleteMessageFiles } from "./files-repository.js";
 import { eventData } from "../events/event-catalogue.js";
 import { isHidden } from "./message-visibility.js";
 import {
@@ -24,7 +25,7 @@ export type MessageDeleter =
  * Its author or an admin deletes a message: its content and every revision are removed from the
  * database (not hidden: the row stays as a tombstone, content emptied, so its id is never reused
  * and its thread keeps its shape), its thread's top-level message counts it as a change, and
- * MESSAGE_DELETED fires. On SQLite the freed space is zeroed and the write-ahead log emptied
+ * MESSAGE_DELETED fires. Its files are deleted with it, rows and then bytes. On SQLite the freed space is zeroed and the write-ahead log emptied
  * before this returns (eraseFreedContent), so the text is not left in the database's files.
  * The caller checked that `actor` may read the room (a member, or an admin).
  */
@@ -36,7 +37,7 @@ export async function deleteMessage(
 ): Promise<void> {
   const hook = "type" in actor && actor.type === "integration" ? actor : undefined;
   const admin = !hook && (actor as Principal).role === "admin";
-  await ctx.database.transaction(async (tx) => {
+  const fileKeys = await ctx.database.transaction(async (tx) => {
     const room = hook
       ? await findRoomForIngestPost(tx.db, roomId, hook.inboundWebhookId, hook.tokenHash)
       : await findRoomForPost(tx.db, roomId);
@@ -56,6 +57,7 @@ export async function deleteMessage(
       throw new AppError("not_author", `only its author or an admin can delete ${messageId}`);
     const now = ctx.now();
     await eraseMessage(tx.db, messageId, now);
+    const keys = await deleteMessageFiles(tx.db, messageId);
     if (message.thread_id !== null) await touchMessage(tx.db, message.thread_id, now);
     await tx.emit(
       "MESSAGE_DELETED",
@@ -67,6 +69,10 @@ export async function deleteMessage(
         threadId: message.thread_id,
       }),
     );
+    return keys;
   });
+  // The bytes go after their rows have: no row ever names bytes that are gone. A removal that
+  // fails leaves bytes no row names, which nothing serves.
+  await Promise.allSettled(fileKeys.map((key) => ctx.files.remove(key)));
   await eraseFreedContent(ctx.db);
 }

@@ -4,11 +4,10 @@ import path from "node:path";
 import { Transform, type Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 
-/** A file received into a temporary name beside its final place, not yet visible. */
+/** A file received into a temporary name under the data directory, not yet stored. */
 export interface ReceivedFile {
   storageKey: string;
   tempPath: string;
-  finalPath: string;
   size: number;
   sha256: string;
 }
@@ -19,8 +18,9 @@ export function filesDir(dataDir: string): string {
 }
 
 /**
- * Streams an upload to `<dir>/.incoming-<id>`, hashing and counting as it goes. The caller renames
- * it into place (same directory, so the rename is atomic) or removes it.
+ * Streams an upload to `<dir>/.incoming-<id>`, hashing and counting as it goes. The caller hands
+ * it to the file storage (in the directory storage, a rename in the same directory: atomic) or
+ * removes it.
  */
 export async function receiveFile(dir: string, source: Readable): Promise<ReceivedFile> {
   // Uploads are for the room's members only: no other local user may read them.
@@ -45,7 +45,6 @@ export async function receiveFile(dir: string, source: Readable): Promise<Receiv
   return {
     storageKey,
     tempPath,
-    finalPath: path.join(dir, storageKey),
     size,
     sha256: hash.digest("hex"),
   };

@@ -4,13 +4,36 @@ import { IdParams, UploadedFileSchema } from "@parley/client/wire";
 import type { AppContext } from "../app-context.js";
 import { requireRole } from "../auth/require-role.js";
 import { AppError } from "../errors/app-error.js";
+import { notModifiedSchema } from "../http/conditional-get.js";
+import {
+  fileEtag,
+  fileResponseHeaders,
+  INLINE_IMAGE_TYPES,
+  matchesIfNoneMatch,
+} from "../http/file-response-headers.js";
 import { authErrors, problemSchema } from "../http/schemas.js";
+import { readRoomFile } from "./read-room-file.js";
 import { roomForMember } from "./room-access.js";
 import { uploadFile } from "./upload-file.js";
 
 const FILE_FIELD = "file";
 
-/** File uploads into a room, scanned by the antivirus engine when there is one. */
+const fileParams = IdParams("roomId", "fileId");
+
+/** The bytes, as OpenAPI documents them: inline images under their type, anything else octet-stream. */
+const fileBytes = { type: "string", format: "binary" } as const;
+const fileAnswer = {
+  description:
+    "The file's bytes. PNG, JPEG, GIF and WebP images: their type, Content-Disposition inline; anything else: application/octet-stream, Content-Disposition attachment. Always X-Content-Type-Options: nosniff, a sandbox Content-Security-Policy and an ETag (the SHA-256).",
+  content: Object.fromEntries(
+    ["application/octet-stream", ...INLINE_IMAGE_TYPES].map((type) => [
+      type,
+      { schema: fileBytes },
+    ]),
+  ),
+};
+
+/** File uploads into a room (scanned by the antivirus engine when there is one) and downloads. */
 export const filesRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
   // Registered here, so multipart parsing exists only on this route family. Over-limit files are
   // cut and marked `truncated` (answered 413 by uploadFile) rather than failing mid-stream.
@@ -99,6 +122,40 @@ export const filesRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
         stream: part.file,
       });
       return reply.code(201).send(file);
+    },
+  );
+
+  app.get(
+    "/api/rooms/:roomId/files/:fileId",
+    {
+      onRequest: anyUser,
+      schema: {
+        tags: ["files"],
+        security: [{ bearer: [] }],
+        summary: "Download a file of a room (members; served with headers that keep it inert)",
+        description:
+          "A file carried by a visible message, or one you uploaded that no message carries yet. A file of a message " +
+          "held for review (QUARANTINED or REJECTED), of a deleted message, or of another room answers 404 file_not_found. " +
+          "If-None-Match with the ETag answers 304.",
+        params: fileParams,
+        response: {
+          200: fileAnswer,
+          304: notModifiedSchema,
+          404: problemSchema,
+          ...authErrors,
+        },
+      },
+    },
+    async (request, reply) => {
+      const { roomId, fileId } = request.params;
+      const file = await readRoomFile(ctx, request.principal, roomId, fileId);
+      const headers = fileResponseHeaders(file);
+      if (matchesIfNoneMatch(request.headers["if-none-match"], fileEtag(file))) {
+        const { "content-length": _length, "content-type": _type, ...kept } = headers;
+        return reply.code(304).headers(kept).send();
+      }
+      const body = await file.open();
+      return reply.code(200).headers(headers).send(body);
     },
   );
 };

@@ -138,10 +138,10 @@ export const messagesRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
       // than a schema error); what they do not cover, such as an unknown field, answers next.
       const message = validateMessageBody(request.body);
       if (failed) throw failed;
-      const threadId = (request.body as { threadId?: unknown }).threadId;
+      const { threadId, fileIds } = request.body as { threadId?: unknown; fileIds?: unknown };
       return reply
         .code(201)
-        .send(await postRoomMessage(ctx, request.principal, roomId, message, threadId));
+        .send(await postRoomMessage(ctx, request.principal, roomId, message, threadId, fileIds));
     },
   );
 

@@ -27,6 +27,7 @@ import { deleteMessage } from "./delete-message.js";
 import { editMessage } from "./edit-message.js";
 import { postMessage } from "./post-message.js";
 import { listReactionSummaries, type ReactionSummary } from "./reactions-repository.js";
+import { listMessageFiles, type MessageFile } from "./files-repository.js";
 import { renderMessage } from "./rendering/render-message.js";
 import { findLiveRoom, roomForMember } from "./room-access.js";
 import { readDisplayName } from "./users-repository.js";
@@ -49,6 +50,7 @@ function isoOrNull(epochMs: number | null): string | null {
 export function toListItem(
   row: MessageViewRow,
   reactions: readonly ReactionSummary[] = [],
+  files: readonly MessageFile[] = [],
 ): MessageListItem {
   if (row.deleted_at !== null) {
     return {
@@ -61,31 +63,38 @@ export function toListItem(
       lastReplyAt: isoOrNull(row.last_reply_at),
     };
   }
-  return toMessageView(row, reactions);
+  return toMessageView(row, reactions, files);
 }
 
-/** The messages of a list with their reactions (one query for the page). */
+/** The messages of a list with their reactions and files (one query each for the page). */
 async function toListItems(
   ctx: AppContext,
   rows: readonly MessageViewRow[],
 ): Promise<MessageListItem[]> {
   const live = rows.filter((row) => row.deleted_at === null).map((row) => row.id);
-  const reactions = await listReactionSummaries(ctx.db, live);
-  return rows.map((row) => toListItem(row, reactions.get(row.id)));
+  const [reactions, files] = await Promise.all([
+    listReactionSummaries(ctx.db, live),
+    listMessageFiles(ctx.db, live),
+  ]);
+  return rows.map((row) => toListItem(row, reactions.get(row.id), files.get(row.id)));
 }
 
-/** One message's view with its reactions. */
+/** One message's view with its reactions and files. */
 export async function viewWithReactions(
   ctx: Pick<AppContext, "db">,
   row: MessageViewRow,
 ): Promise<MessageView> {
-  const reactions = await listReactionSummaries(ctx.db, [row.id]);
-  return toMessageView(row, reactions.get(row.id));
+  const [reactions, files] = await Promise.all([
+    listReactionSummaries(ctx.db, [row.id]),
+    listMessageFiles(ctx.db, [row.id]),
+  ]);
+  return toMessageView(row, reactions.get(row.id), files.get(row.id));
 }
 
 export function toMessageView(
   row: MessageViewRow,
   reactions: readonly ReactionSummary[] = [],
+  files: readonly MessageFile[] = [],
 ): MessageView {
   const integration = row.sender_user_id === null;
   return {
@@ -118,6 +127,7 @@ export function toMessageView(
     editedAt: isoOrNull(row.edited_at),
     updatedAt: isoTime(Number(row.updated_at)),
     reactions: reactions.map((reaction) => ({ ...reaction, usernames: [...reaction.usernames] })),
+    files: files.map((file) => ({ ...file })),
   };
 }
 
@@ -145,6 +155,7 @@ export async function postRoomMessage(
   roomId: number,
   message: MessageContent,
   threadId?: unknown,
+  fileIds?: unknown,
 ): Promise<MessageView> {
   const displayName = await readDisplayName(ctx.db, actor.userId);
   const posted = await postMessage(ctx, {
@@ -152,6 +163,7 @@ export async function postRoomMessage(
     content: message.content,
     contentFormat: message.format,
     threadId,
+    fileIds,
     sender: {
       type: "user",
       userId: actor.userId,
@@ -159,8 +171,10 @@ export async function postRoomMessage(
       displayName,
     },
   });
-  // A new message has no reactions yet.
-  return toMessageView(await readMessageViewRow(ctx.db, posted.id));
+  // A new message has no reactions yet; it may have files.
+  const row = await readMessageViewRow(ctx.db, posted.id);
+  const files = fileIds === undefined ? undefined : await listMessageFiles(ctx.db, [posted.id]);
+  return toMessageView(row, [], files?.get(posted.id));
 }
 
 /**

@@ -1,9 +1,11 @@
+import { MAX_MESSAGE_FILES } from "@parley/client/wire";
 import type { AppContext } from "../app-context.js";
 import { writesInOneStatement } from "../db/dialect.js";
 import type { StatementUnit } from "../db/unit-of-work.js";
 import { AppError } from "../errors/app-error.js";
 import { eventData } from "../events/event-catalogue.js";
 import type { ModerationStatus } from "../safety/moderation/moderation-decision.js";
+import { attachFiles } from "./files-repository.js";
 import { flagForModeration } from "./flag-for-moderation.js";
 import {
   findRoomForIngestPost,
@@ -50,6 +52,11 @@ export interface PostMessageInput {
    * room (else invalid_thread); absent or null at top level.
    */
   threadId?: unknown;
+  /**
+   * Unvalidated: the files the message carries, ids of files the sender (a user) uploaded to this
+   * room that no message carries yet (else invalid_file); absent or empty: none.
+   */
+  fileIds?: unknown;
   sender: MessageSender;
 }
 
@@ -71,6 +78,27 @@ function invalidThread(threadId: unknown): AppError {
   );
 }
 
+function invalidFile(detail: string): AppError {
+  return new AppError("invalid_file", detail);
+}
+
+/** The file ids as sent: absent, or a list of at most 10 different positive safe integers. */
+function fileIdsOf(value: unknown, sender: MessageSender): number[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) throw invalidFile("fileIds must be a list of file ids");
+  if (value.length === 0) return [];
+  // Files are uploaded by users; an inbound webhook has none to attach.
+  if (sender.type !== "user") throw invalidFile("an integration cannot attach files");
+  if (value.length > MAX_MESSAGE_FILES)
+    throw invalidFile(`a message carries at most ${MAX_MESSAGE_FILES} files`);
+  for (const id of value) {
+    if (typeof id !== "number" || !Number.isSafeInteger(id) || id < 1)
+      throw invalidFile(`${JSON.stringify(id)} is not a file id`);
+  }
+  if (new Set(value).size !== value.length) throw invalidFile("fileIds names a file twice");
+  return value as number[];
+}
+
 /** The thread id as sent: absent (or null) at top level, else a positive safe integer. */
 function threadIdOf(value: unknown): number | null {
   if (value === undefined || value === null) return null;
@@ -84,7 +112,8 @@ function threadIdOf(value: unknown): number | null {
  * validation, HTML sanitization, DLP, AI moderation), then ONE unit of work that writes the
  * message and emits its events (on PostgreSQL, when moderation lets a top-level post through, one
  * statement: see docs/architecture.md, "The write path of a post"). A reply (`threadId`) also
- * counts itself on its thread's top-level message, in the same transaction.
+ * counts itself on its thread's top-level message, and a post with `fileIds` takes its files, in
+ * the same transaction.
  * MESSAGE_CREATED fires for visible messages (its audience, in the catalogue, keeps a DM's from
  * integrations); a QUARANTINED message is hidden pending review and fires only its moderation event (MESSAGE_CREATED follows if a reviewer approves it).
  */
@@ -98,6 +127,7 @@ export async function postMessage(
     input.contentFormat,
   );
   const threadId = threadIdOf(input.threadId);
+  const fileIds = fileIdsOf(input.fileIds, input.sender);
   // Parsed only when the content holds an "@"; resolved against the room's members in the
   // transaction, with one query.
   const candidates = mentionCandidates(stored, format);
@@ -125,6 +155,7 @@ export async function postMessage(
     !moderation &&
     threadId === null &&
     candidates.length === 0 &&
+    fileIds.length === 0 &&
     writesInOneStatement(ctx.database.dialect)
   ) {
     const now = ctx.now();
@@ -157,6 +188,20 @@ export async function postMessage(
       moderation_status: moderation?.status ?? "none",
       thread_id: threadId,
     });
+    // Each file goes with one message: taken in one statement, so a second post naming it finds
+    // it carried already (and the whole post rolls back).
+    if (
+      fileIds.length > 0 &&
+      (await attachFiles(tx.db, {
+        messageId: message.id,
+        roomId: input.roomId,
+        uploaderId: senderId!,
+        fileIds,
+      })) !== fileIds.length
+    )
+      throw invalidFile(
+        `fileIds must name files you uploaded to room ${input.roomId} that no message carries yet`,
+      );
 
     // Who hears it (in a DM, its members' streams only) is the catalogue's rule: EVENT_AUDIENCE.
     if (moderation?.status !== "QUARANTINED") {

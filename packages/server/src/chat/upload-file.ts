@@ -44,9 +44,10 @@ function safeFileType(type: string): string {
 /**
  * Stores an upload in a room. The bytes go to a temporary file; with a scanner (Enterprise) they
  * are scanned before anything is recorded. An infected file is deleted, FILE_INFECTION_DETECTED
- * is committed, and the caller gets 422 `file_infected`. A clean file is renamed into place inside
- * the transaction that writes its row and FILE_UPLOADED; if that transaction fails the file is
- * removed, so the disk never holds a file the database does not know.
+ * is committed, and the caller gets 422 `file_infected`. A clean file goes to the file storage
+ * (ctx.files: the data directory or a bucket), then its row and FILE_UPLOADED are committed; if
+ * that transaction fails the stored bytes are removed, so the storage keeps no file the database
+ * does not know.
  */
 export async function uploadFile(
   ctx: AppContext,
@@ -57,6 +58,7 @@ export async function uploadFile(
   const fileName = safeFileName(upload.fileName);
   const fileType = safeFileType(upload.fileType);
   const received = await receiveFile(filesDir(ctx.config.dataDir), upload.stream);
+  let stored = false;
   try {
     if (upload.stream.truncated) {
       throw new AppError(
@@ -68,6 +70,10 @@ export async function uploadFile(
       );
     }
     await scanOrReject(ctx, actor, roomId, received, fileName, fileType);
+    // Stored before its row is written, so no row ever names bytes that are not there; removed
+    // again if the row is not committed. (A crash in between leaves bytes no row names: unseen.)
+    await ctx.files.store(received.storageKey, received.tempPath, received.size);
+    stored = true;
     return await ctx.database.transaction(async (tx) => {
       // The room may have been deleted, or the uploader removed, while the bytes arrived.
       await roomForMember(tx.db, roomId, actor);
@@ -95,12 +101,11 @@ export async function uploadFile(
       // A DM's files, like its messages, stay between its members until it is promoted: the
       // event's audience (EVENT_AUDIENCE) keeps them from integrations.
       await tx.emit("FILE_UPLOADED", eventData.fileUploaded({ ...view, fileId: view.id }));
-      await fs.promises.rename(received.tempPath, received.finalPath);
       return view;
     });
   } catch (error) {
     await removeQuietly(received.tempPath);
-    await removeQuietly(received.finalPath);
+    if (stored) await ctx.files.remove(received.storageKey).catch(() => undefined);
     throw error;
   }
 }

@@ -280,6 +280,48 @@ export const SETTINGS = {
     default: "26214400",
     description: "File upload limit.",
   },
+  filesS3Bucket: {
+    env: "PARLEY_FILES_S3_BUCKET",
+    flag: "--files-s3-bucket",
+    kind: "string",
+    description:
+      "Keep uploaded files in this S3-compatible bucket instead of the data directory, so that every process sharing PostgreSQL serves every upload.",
+  },
+  filesS3Endpoint: {
+    env: "PARLEY_FILES_S3_ENDPOINT",
+    flag: "--files-s3-endpoint",
+    kind: "url",
+    description:
+      "Address of an S3-compatible service (MinIO, Ceph, R2...); unset: AWS S3 in PARLEY_FILES_S3_REGION.",
+  },
+  filesS3Region: {
+    env: "PARLEY_FILES_S3_REGION",
+    flag: "--files-s3-region",
+    kind: "string",
+    default: "us-east-1",
+    description: "Region of the bucket (signs the requests).",
+  },
+  filesS3AccessKeyId: {
+    env: "PARLEY_FILES_S3_ACCESS_KEY_ID",
+    flag: "--files-s3-access-key-id",
+    kind: "string",
+    description:
+      "Access key of the bucket, with PARLEY_FILES_S3_SECRET_ACCESS_KEY; unset: the AWS SDK's default credentials (environment, shared profile, instance role).",
+  },
+  filesS3SecretAccessKey: {
+    env: "PARLEY_FILES_S3_SECRET_ACCESS_KEY",
+    flag: "--files-s3-secret-access-key",
+    kind: "string",
+    description: "Secret of PARLEY_FILES_S3_ACCESS_KEY_ID.",
+  },
+  filesS3ForcePathStyle: {
+    env: "PARLEY_FILES_S3_FORCE_PATH_STYLE",
+    flag: "--files-s3-force-path-style",
+    kind: "boolean",
+    default: "false",
+    description:
+      "Address objects as <endpoint>/<bucket>/<key> rather than <bucket>.<endpoint>/<key> (most self-hosted services need it).",
+  },
   dlpPolicyFile: {
     env: "PARLEY_DLP_POLICY_FILE",
     flag: "--dlp-policy-file",

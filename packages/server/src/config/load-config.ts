@@ -49,6 +49,13 @@ export interface Config {
   webhookCaFile: string | undefined;
   rateLimitWebhookIngest: RateLimit;
   maxUploadBytes: number;
+  /** PARLEY_FILES_S3_*: unset bucket, files stay in the data directory. */
+  filesS3Bucket: string | undefined;
+  filesS3Endpoint: string | undefined;
+  filesS3Region: string;
+  filesS3AccessKeyId: string | undefined;
+  filesS3SecretAccessKey: string | undefined;
+  filesS3ForcePathStyle: boolean;
   dlpPolicyFile: string | undefined;
   avBlocklistFile: string | undefined;
   clamavUrl: string | undefined;
@@ -253,6 +260,14 @@ export function loadConfig(
     throw new ConfigError(
       "PARLEY_MASTER_KEY_FILE",
       "set either PARLEY_MASTER_KEY or this, not both",
+    );
+  }
+  if ((config.filesS3AccessKeyId === undefined) !== (config.filesS3SecretAccessKey === undefined)) {
+    throw new ConfigError(
+      config.filesS3AccessKeyId === undefined
+        ? "PARLEY_FILES_S3_ACCESS_KEY_ID"
+        : "PARLEY_FILES_S3_SECRET_ACCESS_KEY",
+      "set both PARLEY_FILES_S3_ACCESS_KEY_ID and PARLEY_FILES_S3_SECRET_ACCESS_KEY, or neither",
     );
   }
   if (config.secretKey !== undefined && !/^[0-9a-fA-F]{64}$/.test(config.secretKey)) {

@@ -111,6 +111,8 @@ export interface FilesTable {
   sha256: string;
   storage_key: string;
   created_at: number;
+  /** The message that carries it; null until a post attaches it (migration 016). */
+  message_id: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface ModerationFlagsTable {

@@ -54,6 +54,11 @@ export const ERROR_CATALOGUE = {
     status: 400,
     title: "Idempotency-Key must be 1 to 255 printable ASCII characters",
   },
+  invalid_file: {
+    status: 400,
+    title:
+      "fileIds must name at most 10 different files you uploaded to this room that no message carries yet",
+  },
   // Any other 4xx from the HTTP layer (a malformed URL, a broken Content-Length), its status kept.
   bad_request: { status: 400, title: "The request is malformed" },
   // 401 / 403
@@ -66,6 +71,7 @@ export const ERROR_CATALOGUE = {
   // 404
   not_found: { status: 404, title: "Not found" },
   message_not_found: { status: 404, title: "No such message in this room" },
+  file_not_found: { status: 404, title: "No such file in this room" },
   route_not_found: { status: 404, title: "No such route" },
   // 409
   username_taken: { status: 409, title: "That username is taken" },

@@ -12,6 +12,7 @@ import {
   type MessageRepresentation,
 } from "../chat/messages-service.js";
 import { listReactionSummaries, type ReactionSummary } from "../chat/reactions-repository.js";
+import { listMessageFiles, type MessageFile } from "../chat/files-repository.js";
 import { mentionCandidates, resolveMentions } from "../chat/mentions.js";
 import { isHidden } from "../chat/message-visibility.js";
 import type { Database } from "../db/schema.js";
@@ -77,17 +78,18 @@ export async function messagesByIds(
 }
 
 /**
- * A page of resumed messages (all of one room), their reactions read in one query and their
+ * A page of resumed messages (all of one room), their reactions and files read in one query each and their
  * mentions resolved against the room's members in another (only for content holding an "@").
  */
 async function withReactions(
   db: Kysely<Database>,
   rows: readonly MessageViewRow[],
 ): Promise<ResumedMessage[]> {
-  const reactions = await listReactionSummaries(
-    db,
-    rows.map((row) => row.id),
-  );
+  const ids = rows.map((row) => row.id);
+  const [reactions, files] = await Promise.all([
+    listReactionSummaries(db, ids),
+    listMessageFiles(db, ids),
+  ]);
   const candidates = new Map(
     rows.map((row) => [row.id, mentionCandidates(row.content, row.content_format)]),
   );
@@ -96,7 +98,7 @@ async function withReactions(
   return rows.map((row) => ({
     messageId: row.id,
     data: () =>
-      toFrameData(row, reactions.get(row.id), [
+      toFrameData(row, reactions.get(row.id), files.get(row.id), [
         ...new Set(
           candidates
             .get(row.id)!
@@ -110,9 +112,10 @@ async function withReactions(
 function toFrameData(
   row: MessageViewRow,
   reactions: readonly ReactionSummary[] | undefined,
+  files: readonly MessageFile[] | undefined,
   mentions: readonly string[],
 ): MessageFrameData {
-  const view = toMessageView(row, reactions);
+  const view = toMessageView(row, reactions, files);
   return {
     ...eventData.messageCreated({
       roomId: view.roomId,

@@ -68,6 +68,8 @@ describe("the server's routes and the wire schemas", () => {
       const answer = schema.response?.[wire.status];
       if (wire.status === 204) expect(answer).toEqual({ type: "null" });
       else if (wire.response === "text") expect(answer).toHaveProperty(["content", "text/plain"]);
+      else if (wire.response === "binary")
+        expect(answer).toHaveProperty(["content", "application/octet-stream"]);
       else {
         // A route may add response headers to document (X-Parley-Media-Type); the body is the wire's.
         const { headers: _headers, ...body } = json(answer);

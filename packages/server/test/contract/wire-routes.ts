@@ -76,8 +76,8 @@ import type { TSchema } from "@sinclair/typebox";
 export interface WireRoute {
   /** The success status; 204 answers no body. */
   status: 200 | 201 | 202 | 204;
-  /** The JSON answer; "text" for a text/plain one. */
-  response?: TSchema | "text";
+  /** The JSON answer; "text" for a text/plain one; "binary" for a file's bytes. */
+  response?: TSchema | "text" | "binary";
   params?: TSchema;
   querystring?: TSchema;
   /** The JSON body; "multipart" for a file upload. */
@@ -189,6 +189,11 @@ export const WIRE_ROUTES = {
     params: roomParams,
     body: "multipart",
     response: UploadedFileSchema,
+  },
+  "GET /api/rooms/{roomId}/files/{fileId}": {
+    status: 200,
+    params: IdParams("roomId", "fileId"),
+    response: "binary",
   },
 
   // Moderation (admin)

@@ -54,9 +54,11 @@ type ServerAnswer<W> = W extends { status: 204 }
   ? undefined
   : W extends { response: "text" }
     ? string
-    : W extends { response: infer S }
-      ? StaticOf<S>
-      : never;
+    : W extends { response: "binary" }
+      ? ArrayBuffer
+      : W extends { response: infer S }
+        ? StaticOf<S>
+        : never;
 
 type BodyParams<W> = W extends { body: "multipart" }
   ? { data: FormData }

@@ -163,6 +163,7 @@ describe("parley stream --room", () => {
           editedAt: null,
           updatedAt: at,
           reactions: [],
+          files: [],
           contentRaw: "live **two**",
           contentText: "live two",
           contentHtml: "<p>live <strong>two</strong></p>\n",

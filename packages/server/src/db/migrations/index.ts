@@ -12,6 +12,7 @@ import { endpointCircuit } from "./010-endpoint-circuit.js";
 import { deliveryLeaseIndex } from "./011-delivery-lease-index.js";
 import { messagesThatLive } from "./012-messages-that-live.js";
 import { messageReactions } from "./013-message-reactions.js";
+import { messageFiles } from "./016-message-files.js";
 import { inboundFromTheWorld } from "./018-inbound-from-the-world.js";
 import { orderedLanes } from "./020-ordered-lanes.js";
 
@@ -30,6 +31,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   "011-delivery-lease-index": deliveryLeaseIndex,
   "012-messages-that-live": messagesThatLive,
   "013-message-reactions": messageReactions,
+  "016-message-files": messageFiles,
   "018-inbound-from-the-world": inboundFromTheWorld,
   "020-ordered-lanes": orderedLanes,
 };

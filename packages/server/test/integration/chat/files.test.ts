@@ -8,49 +8,11 @@ import { describeEachDialect } from "../../helpers/dialects.js";
 import { EVENT_NAMES } from "../../../src/events/event-catalogue.js";
 import { createRoom, insertEndpoint } from "../../helpers/fixtures.js";
 import { countRows, failFanOutAfterWriting, recordEvents } from "./chat-helpers.js";
+import { fileField, upload } from "./file-helpers.js";
 
 const EICAR = "X5O!P%@AP[4\\PZX54(P^)7CC)7}$EICAR-STANDARD-ANTIVIRUS-TEST-FILE!$H+H*";
 const LIMIT = 1024;
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
-
-interface Part {
-  name: string;
-  filename?: string;
-  type?: string;
-  data: string | Buffer;
-}
-
-function multipart(parts: Part[]): { payload: Buffer; headers: Record<string, string> } {
-  const boundary = `----parley${crypto.randomBytes(8).toString("hex")}`;
-  const chunks: Buffer[] = [];
-  for (const part of parts) {
-    const disposition = `form-data; name="${part.name}"${part.filename === undefined ? "" : `; filename="${part.filename}"`}`;
-    const head = `--${boundary}\r\nContent-Disposition: ${disposition}\r\n${part.type ? `Content-Type: ${part.type}\r\n` : ""}\r\n`;
-    chunks.push(Buffer.from(head), Buffer.from(part.data), Buffer.from("\r\n"));
-  }
-  chunks.push(Buffer.from(`--${boundary}--\r\n`));
-  return {
-    payload: Buffer.concat(chunks),
-    headers: { "content-type": `multipart/form-data; boundary=${boundary}` },
-  };
-}
-
-function upload(t: TestApp, user: TestUser | undefined, roomId: number | string, parts: Part[]) {
-  const body = multipart(parts);
-  return t.app.inject({
-    method: "POST",
-    url: `/api/rooms/${roomId}/files`,
-    headers: { ...body.headers, ...(user ? user.headers : {}) },
-    payload: body.payload,
-  });
-}
-
-const fileField = (data: string | Buffer, filename = "notes.txt", type = "text/plain"): Part => ({
-  name: "file",
-  filename,
-  type,
-  data,
-});
 
 /** The files on disk are exactly the stored rows' files: nothing half-written, nothing orphaned. */
 async function expectDiskMatchesRows(t: TestApp): Promise<void> {

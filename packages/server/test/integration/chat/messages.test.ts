@@ -97,6 +97,7 @@ describeEachDialect("messages on $name", (dialect) => {
         editedAt: null,
         updatedAt: message.createdAt,
         reactions: [],
+        files: [],
       });
       expect(seen.events).toEqual([
         [
