@@ -1,3 +1,4 @@
+import { Readable } from "node:stream";
 import multipart, { type MultipartFile } from "@fastify/multipart";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { IdParams, UploadedFileSchema } from "@parley/client/wire";
@@ -154,6 +155,10 @@ export const filesRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
         const { "content-length": _length, "content-type": _type, ...kept } = headers;
         return reply.code(304).headers(kept).send();
       }
+      // HEAD (Fastify's, from this GET): the headers without fetching the bytes. An empty stream,
+      // because Fastify's HEAD handling answers Content-Length: 0 for no body at all.
+      if (request.method === "HEAD")
+        return reply.code(200).headers(headers).send(Readable.from([]));
       const body = await file.open();
       return reply.code(200).headers(headers).send(body);
     },

@@ -197,6 +197,33 @@ describeEachDialect("files in the conversation on $name", (dialect) => {
     expect(other.body).toBe("same bytes");
   });
 
+  it("answers HEAD with the download's headers, without reading the bytes from the storage", async () => {
+    const fileId = await uploaded(alice, "head only", "head.txt");
+    await postWith(alice, { content: "head", fileIds: [fileId] });
+    const open = t.ctx.files.open;
+    let opened = 0;
+    t.ctx.files.open = async (key) => {
+      opened++;
+      return open(key);
+    };
+    try {
+      const res = await t.app.inject({
+        method: "HEAD",
+        url: `/api/rooms/${roomId}/files/${fileId}`,
+        headers: bob.headers,
+      });
+      expect(res.statusCode).toBe(200);
+      expect(res.body).toBe("");
+      expect(res.headers["content-length"]).toBe("9");
+      expect(res.headers["content-disposition"]).toMatch(/^attachment; filename="head.txt"/);
+      expect(opened).toBe(0);
+      expect((await download(bob, fileId)).body).toBe("head only");
+      expect(opened).toBe(1);
+    } finally {
+      t.ctx.files.open = open;
+    }
+  });
+
   it("serves a file no message carries yet to its uploader only", async () => {
     const fileId = await uploaded(alice, "draft");
     expect((await download(alice, fileId)).body).toBe("draft");

@@ -158,6 +158,32 @@ describeEachDialect("the client and the chat API on $name", (dialect) => {
     expect(uploaded.data.sha256).toMatch(/^[0-9a-f]{64}$/);
   });
 
+  it("posts a file with a message and downloads its bytes as an ArrayBuffer", async () => {
+    const { data: room } = await asAlice("POST /api/rooms", { name: "shared files" });
+    await asBob("POST /api/rooms/{roomId}/join", { roomId: room.id });
+    const bytes = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 255]);
+    const form = new FormData();
+    form.set("file", new Blob([bytes], { type: "image/png" }), "tiny.png");
+    const { data: file } = await asAlice("POST /api/rooms/{roomId}/files", {
+      roomId: room.id,
+      data: form,
+    });
+    const { data: message } = await asAlice("POST /api/rooms/{roomId}/messages", {
+      roomId: room.id,
+      content: "a picture",
+      fileIds: [file.id],
+    });
+    expect(message.files).toEqual([
+      { id: file.id, name: "tiny.png", size: bytes.length, mediaType: "image/png" },
+    ]);
+    const got = await asBob("GET /api/rooms/{roomId}/files/{fileId}", {
+      roomId: room.id,
+      fileId: file.id,
+    });
+    expect(got.headers["content-type"]).toBe("image/png");
+    expect(new Uint8Array(got.data)).toEqual(bytes);
+  });
+
   it("lists moderation flags and approves one", async () => {
     const { data: room } = await asAlice("POST /api/rooms", { name: "moderated" });
     const { data: message } = await asAlice("POST /api/rooms/{roomId}/messages", {
