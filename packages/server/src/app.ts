@@ -24,6 +24,7 @@ import { tokensRoutes } from "./auth/tokens-routes.js";
 import { roomsRoutes } from "./chat/rooms-routes.js";
 import { messagesRoutes } from "./chat/messages-routes.js";
 import { filesRoutes } from "./chat/files-routes.js";
+import { searchRoutes } from "./search/search-routes.js";
 import { moderationRoutes } from "./moderation-queue/moderation-routes.js";
 import { webhookDeliveriesRoutes } from "./webhooks/outbound/admin-api/deliveries-routes.js";
 import { webhookEndpointsRoutes } from "./webhooks/outbound/admin-api/endpoints-routes.js";
@@ -115,6 +116,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   await app.register(roomsRoutes, { ctx });
   await app.register(messagesRoutes, { ctx });
   await app.register(filesRoutes, { ctx });
+  await app.register(searchRoutes, { ctx });
   await app.register(moderationRoutes, { ctx });
   await app.register(webhookEndpointsRoutes, { ctx });
   await app.register(webhookDeliveriesRoutes, { ctx });

@@ -42,6 +42,7 @@ export type {
   StoredMessage,
   UploadedFile,
 } from "../wire/messages.js";
+export type { SearchHit, SearchParams } from "../wire/search.js";
 
 // Outbound webhooks
 export type {

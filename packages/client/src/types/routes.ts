@@ -21,6 +21,8 @@ import type {
   RotatedSecret,
   RotateSecretParams,
   SearchDeliveriesParams,
+  SearchHit,
+  SearchParams,
   InboundWebhook,
   InboundWebhookWithToken,
   IngestEditParams,
@@ -151,6 +153,11 @@ export interface Routes {
     params: RoomId & { fileId: number };
     response: ArrayBuffer;
   };
+  /**
+   * The messages of your rooms and DMs with every word of `q`, newest first (an admin too finds
+   * only what they could read as a member); deleted and hidden messages are never found.
+   */
+  "GET /api/search": { params: SearchParams; response: Page<SearchHit> };
 
   // Moderation (admin)
   "GET /api/admin/moderation/flags": {

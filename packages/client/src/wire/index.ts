@@ -9,6 +9,7 @@ export * from "./users.js";
 export * from "./rooms.js";
 export * from "./calls.js";
 export * from "./messages.js";
+export * from "./search.js";
 export * from "./webhooks.js";
 export * from "./inbound-webhooks.js";
 export * from "./discord.js";

@@ -95,7 +95,7 @@ export async function editMessage(
   // Who may edit is answered before the content is looked at: a stranger to the message learns
   // nothing about what the room accepts, and no classifier is called for nothing.
   await checkMessageEditable(ctx, input);
-  const { stored, format, moderation } = await screenMessageContent(
+  const { stored, format, text, moderation } = await screenMessageContent(
     ctx,
     input.content,
     input.contentFormat,
@@ -146,6 +146,7 @@ export async function editMessage(
     await updateMessageContent(tx.db, current.id, {
       content: stored,
       content_format: format,
+      content_text: text,
       revision,
       moderation_status: status,
       now,

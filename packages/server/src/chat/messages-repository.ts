@@ -272,6 +272,7 @@ export async function updateMessageContent(
   change: {
     content: string;
     content_format: MessagesTable["content_format"];
+    content_text: string;
     revision: number;
     moderation_status: ModerationStatusColumn;
     now: number;
@@ -282,6 +283,7 @@ export async function updateMessageContent(
     .set({
       content: change.content,
       content_format: change.content_format,
+      content_text: change.content_text,
       revision: change.revision,
       moderation_status: change.moderation_status,
       edited_at: change.now,
@@ -317,7 +319,7 @@ export async function eraseMessage(
   await db.deleteFrom("message_reactions").where("message_id", "=", messageId).execute();
   await db
     .updateTable("messages")
-    .set({ content: "", deleted_at: now, updated_at: now })
+    .set({ content: "", content_text: "", deleted_at: now, updated_at: now })
     .where("id", "=", messageId)
     .execute();
 }
@@ -403,7 +405,7 @@ export type NewMessage = Pick<
   | "content_format"
   | "moderation_status"
   | "created_at"
-> & { thread_id: number | null };
+> & { thread_id: number | null; content_text: string };
 const insertMessage = compiledOnce<{ id: number; created_at: number }, NewMessage>((db, slot) =>
   db
     .insertInto("messages")
@@ -415,6 +417,7 @@ const insertMessage = compiledOnce<{ id: number; created_at: number }, NewMessag
       sender_avatar_url: slot("sender_avatar_url"),
       content: slot("content"),
       content_format: slot("content_format"),
+      content_text: slot("content_text"),
       moderation_status: slot("moderation_status"),
       created_at: slot("created_at"),
       updated_at: slot("created_at"),
@@ -507,9 +510,9 @@ export const POST_MESSAGE_CTES = `"room" as (select "deleted_at" from "rooms" wh
 "message" as (
   insert into "messages" ("room_id", "sender_user_id", "inbound_webhook_id", "sender_display_name",
     "sender_avatar_url", "content", "content_format", "moderation_status", "created_at",
-    "updated_at")
+    "updated_at", "content_text")
   select $1::bigint, $2::bigint, $3::bigint, $4::text, $5::text, $6::text, $7::text, 'none',
-    $8::bigint, $8::bigint
+    $8::bigint, $8::bigint, $10::text
   from "allowed"
   returning "id", "created_at"),
 "emitting" as (select "id" from "message")`;
@@ -548,9 +551,10 @@ export const POST_MESSAGE_BATCH_CTES = `"checked" as (
 "message" as (
   insert into "messages" ("id", "room_id", "sender_user_id", "inbound_webhook_id",
     "sender_display_name", "sender_avatar_url", "content", "content_format", "moderation_status",
-    "created_at", "updated_at")
+    "created_at", "updated_at", "content_text")
   select d."id", i."room_id", i."sender_user_id", i."inbound_webhook_id", i."sender_display_name",
-    i."sender_avatar_url", i."content", i."content_format", 'none', i."created_at", i."created_at"
+    i."sender_avatar_url", i."content", i."content_format", 'none', i."created_at", i."created_at",
+    i."content_text"
   from "ids" d join "input" i on i."ord" = d."ord"
   returning "id", "created_at"),
 "emitting" as (select "ord", "id" from "ids")`;
@@ -570,6 +574,7 @@ export const POST_MESSAGE_COLUMNS = [
   "content_format",
   "created_at",
   "token_hash",
+  "content_text",
 ] as const;
 export const POST_MESSAGE_TYPES = [
   "bigint",
@@ -580,6 +585,7 @@ export const POST_MESSAGE_TYPES = [
   "text",
   "text",
   "bigint",
+  "text",
   "text",
 ] as const;
 
@@ -598,5 +604,6 @@ export function postStatementValues(
     message.content_format,
     message.created_at,
     tokenHash,
+    message.content_text,
   ];
 }

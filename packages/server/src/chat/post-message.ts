@@ -121,7 +121,7 @@ export async function postMessage(
   ctx: AppContext,
   input: PostMessageInput,
 ): Promise<PostedMessage> {
-  const { stored, format, moderation } = await screenMessageContent(
+  const { stored, format, text, moderation } = await screenMessageContent(
     ctx,
     input.content,
     input.contentFormat,
@@ -143,6 +143,7 @@ export async function postMessage(
     sender_avatar_url: sender.type === "integration" ? sender.avatarUrl : null,
     content: stored,
     content_format: format,
+    content_text: text,
     created_at: now,
   });
 

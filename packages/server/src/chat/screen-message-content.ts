@@ -23,6 +23,8 @@ export interface ScreenedContent {
   /** As stored: markdown as sent, HTML sanitized. */
   stored: string;
   format: ContentFormat;
+  /** The plain text a reader sees (the API's contentText): what search indexes. */
+  text: string;
   moderation: ModerationOutcome | null;
 }
 
@@ -93,5 +95,5 @@ export async function screenMessageContent(
     );
   }
   const moderation = await moderate(ctx, readerText, valid.content);
-  return { stored, format, moderation };
+  return { stored, format, text: readerText, moderation };
 }

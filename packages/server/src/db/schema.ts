@@ -80,6 +80,11 @@ export interface MessagesTable {
   updated_at: ColumnType<number, number | undefined, number>;
   /** Set when deleted: the row stays as a tombstone, its content emptied. */
   deleted_at: ColumnType<number | null, number | null | undefined, number | null>;
+  /**
+   * The plain text a reader sees (the API's contentText), which search indexes (migration 017);
+   * emptied on delete. Rows inserted without it (only tests and benchmarks do) are not found.
+   */
+  content_text: ColumnType<string, string | undefined, string>;
 }
 
 /** The versions an edit replaced (the current one is the message itself). */

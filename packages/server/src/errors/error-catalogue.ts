@@ -59,6 +59,10 @@ export const ERROR_CATALOGUE = {
     title:
       "fileIds must name at most 10 different files you uploaded to this room that no message carries yet",
   },
+  invalid_query: {
+    status: 400,
+    title: "q must have 1 to 16 words (letters or digits) in at most 200 characters",
+  },
   // Any other 4xx from the HTTP layer (a malformed URL, a broken Content-Length), its status kept.
   bad_request: { status: 400, title: "The request is malformed" },
   // 401 / 403

@@ -30,6 +30,8 @@ import {
   RotatedSecretSchema,
   RotateSecretParamsSchema,
   SearchDeliveriesParamsSchema,
+  SearchHitSchema,
+  SearchParamsSchema,
   IdParams,
   IdParamsSchema,
   InboundWebhookSchema,
@@ -194,6 +196,11 @@ export const WIRE_ROUTES = {
     status: 200,
     params: IdParams("roomId", "fileId"),
     response: "binary",
+  },
+  "GET /api/search": {
+    status: 200,
+    querystring: SearchParamsSchema,
+    response: PageOf(SearchHitSchema),
   },
 
   // Moderation (admin)

@@ -84,16 +84,20 @@ describeEachDialect("date-times on every route on $name", (dialect) => {
     await t?.close();
   });
 
-  /** The route with `field` set to `value` and every other field left out (`since` when required). */
+  /**
+   * The route with `field` set to `value` and every other field left out (`since` when required;
+   * the words of a search).
+   */
   function send(field: DateTimeField, value: string) {
     const { route } = field;
     // The path's ids: this test's room, and its endpoint for a route under /webhooks/{id}.
     const url = fillPath(route.path, (name) => String(name === "roomId" ? roomId : webhookId));
     const others = route.method === "POST" && field.name !== "since" ? { since: FIRST } : {};
+    const query: Record<string, string> = route.path === "/api/search" ? { q: "times" } : {};
     if (field.in === "query")
       return t.app.inject({
         method: route.method,
-        url: `${url}?${new URLSearchParams({ [field.name]: value }).toString()}`,
+        url: `${url}?${new URLSearchParams({ ...query, [field.name]: value }).toString()}`,
         headers: t.admin.headers,
       });
     return t.app.inject({

@@ -10,7 +10,8 @@ import { createRoom } from "../../helpers/fixtures.js";
 /**
  * A deleted message leaves nothing readable in the SQLite database's files once the delete has
  * answered: not the content (short, in the row's cell; long, in overflow pages), not its earlier
- * revisions, neither in the database file nor in its write-ahead log.
+ * revisions, not its text or its words in the search index, neither in the database file nor in
+ * its write-ahead log.
  */
 let t: TestApp;
 let alice: TestUser;
@@ -39,6 +40,22 @@ function databaseBytes(): Buffer {
   return Buffer.concat(
     [file, `${file}-wal`].filter((f) => fs.existsSync(f)).map((f) => fs.readFileSync(f)),
   );
+}
+
+/** The marker's random part: one word, as the search index keeps it. */
+function randomWord(secret: string): string {
+  return secret.split("-").at(-1)!;
+}
+
+/** Whether a search by the marker's random word finds a message. */
+async function found(secret: string): Promise<boolean> {
+  const res = await t.app.inject({
+    method: "GET",
+    url: `/api/search?q=${randomWord(secret)}`,
+    headers: alice.headers,
+  });
+  expect(res.statusCode).toBe(200);
+  return res.json().items.length > 0;
 }
 
 async function postAs(content: string): Promise<number> {
@@ -71,6 +88,8 @@ it("erases the content and revisions of a deleted message from the database file
   await postAs("a later message, still in the log");
   const before = databaseBytes();
   for (const secret of [short, long, draft]) expect(before.includes(secret)).toBe(true);
+  // The search index holds the words of what is current (the draft's went with the edit).
+  for (const secret of [short, long]) expect(await found(secret)).toBe(true);
 
   for (const id of [shortId, longId]) {
     const res = await t.app.inject({
@@ -82,5 +101,11 @@ it("erases the content and revisions of a deleted message from the database file
   }
 
   const after = databaseBytes();
-  for (const secret of [short, long, draft]) expect(after.includes(secret), secret).toBe(false);
+  for (const secret of [short, long, draft]) {
+    expect(after.includes(secret), secret).toBe(false);
+    // The index keeps words, not the text, each sharing its first letters with the word before
+    // it: the end of the marker's random word is what would be left of it there.
+    expect(after.includes(randomWord(secret).slice(-12)), secret).toBe(false);
+    expect(await found(secret)).toBe(false);
+  }
 });

@@ -40,6 +40,7 @@ const values = postStatementValues(
     sender_avatar_url: null,
     content: "Hello",
     content_format: "markdown",
+    content_text: "Hello",
     created_at: NOW,
   },
   null,

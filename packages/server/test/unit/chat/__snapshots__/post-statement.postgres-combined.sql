@@ -1,4 +1,4 @@
-with "input" as (select * from unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::text[]) with ordinality as i("room_id", "sender_user_id", "inbound_webhook_id", "sender_display_name", "sender_avatar_url", "content", "content_format", "created_at", "token_hash", "ord")),
+with "input" as (select * from unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::text[], $10::text[]) with ordinality as i("room_id", "sender_user_id", "inbound_webhook_id", "sender_display_name", "sender_avatar_url", "content", "content_format", "created_at", "token_hash", "content_text", "ord")),
 "checked" as (
   select i."ord", (r."id" is not null and r."deleted_at" is null) as "room_open",
     (r."id" is not null and r."deleted_at" is null
@@ -16,13 +16,14 @@ with "input" as (select * from unnest($1::bigint[], $2::bigint[], $3::bigint[], 
 "message" as (
   insert into "messages" ("id", "room_id", "sender_user_id", "inbound_webhook_id",
     "sender_display_name", "sender_avatar_url", "content", "content_format", "moderation_status",
-    "created_at", "updated_at")
+    "created_at", "updated_at", "content_text")
   select d."id", i."room_id", i."sender_user_id", i."inbound_webhook_id", i."sender_display_name",
-    i."sender_avatar_url", i."content", i."content_format", 'none', i."created_at", i."created_at"
+    i."sender_avatar_url", i."content", i."content_format", 'none', i."created_at", i."created_at",
+    i."content_text"
   from "ids" d join "input" i on i."ord" = d."ord"
   returning "id", "created_at"),
 "emitting" as (select "ord", "id" from "ids"),
-"parley_emit_input" as (select * from unnest($10::text[], $11::text[], $12::text[], $13::text[], $14::bigint[], $15::text[], $16::text[], $17::text[], $18::varchar[], $19::text[], $20::bigint[], $21::text[]) with ordinality as x("p0", "p1", "p2", "p3", "p4", "p5", "p6", "p7", "p8", "p9", "p10", "p11", "ord")),
+"parley_emit_input" as (select * from unnest($11::text[], $12::text[], $13::text[], $14::text[], $15::bigint[], $16::text[], $17::text[], $18::text[], $19::varchar[], $20::text[], $21::bigint[], $22::text[]) with ordinality as x("p0", "p1", "p2", "p3", "p4", "p5", "p6", "p7", "p8", "p9", "p10", "p11", "ord")),
 "parley_notify_0" as (select pg_notify(x."p0", x."p1" || e."id"::text || x."p2") from "emitting" e join "parley_emit_input" x on x."ord" = e."ord" order by e."id"),
 "parley_deliveries" as (
   insert into "webhook_deliveries" ("webhook_id", "event", "body", "status", "attempts", "next_attempt_at",
