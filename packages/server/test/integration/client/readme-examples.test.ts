@@ -60,8 +60,21 @@ describe("the client README", () => {
       new Blob([Buffer.from("%PDF-1.4\n")], { type: "application/pdf" }),
       "report.pdf",
     );
-    const upload = await parley("POST /api/rooms/{roomId}/files", { roomId: room.id, data: form });
-    expect(upload.data.fileName).toBe("report.pdf");
+    const { data: file } = await parley("POST /api/rooms/{roomId}/files", {
+      roomId: room.id,
+      data: form,
+    });
+    expect(file.fileName).toBe("report.pdf");
+    await parley("POST /api/rooms/{roomId}/messages", {
+      roomId: room.id,
+      content: "Q3",
+      fileIds: [file.id],
+    });
+    const { data: bytes } = await parley("GET /api/rooms/{roomId}/files/{fileId}", {
+      roomId: room.id,
+      fileId: file.id,
+    });
+    expect(Buffer.from(bytes).toString()).toBe("%PDF-1.4\n");
   });
 
   it("layers defaults and shows what would be sent", () => {
