@@ -72,6 +72,10 @@ export function registerWebhooksCommands(program: Command): void {
       "HMAC key, 16 to 1024 characters (generated and shown once if omitted)",
     )
     .option("--disabled", "create it disabled")
+    .option(
+      "--ordering <ordering>",
+      "none (default), room (each room's events in order, one in flight per room) or endpoint (one lane)",
+    )
     .option("--json", "print JSON")
     .addHelpText("after", API_HELP)
     .action(runCommand(webhooksCreate));
@@ -86,6 +90,10 @@ export function registerWebhooksCommands(program: Command): void {
     .option("--secret <secret>", "a new HMAC key, 16 to 1024 characters")
     .option("--enable", "enable it (its held deliveries go out)")
     .option("--disable", "disable it (its deliveries are held)")
+    .option(
+      "--ordering <ordering>",
+      "none, room or endpoint (queued deliveries join the new lanes)",
+    )
     .option("--json", "print JSON")
     .addHelpText("after", API_HELP)
     .action(runCommand(webhooksUpdate));

@@ -392,6 +392,45 @@ describe("parley webhooks and parley inbound, against a running server", () => {
   );
 
   it(
+    "creates an ordered endpoint and changes its ordering, refusing an unknown one",
+    async () => {
+      const created = await parley(
+        [
+          "webhooks",
+          "create",
+          "--name",
+          "ordered",
+          "--url",
+          receiver.url,
+          "--events",
+          "ROOM_CREATED",
+          "--ordering",
+          "room",
+        ],
+        env,
+      );
+      expect(created.stderr).toBe("");
+      expect(created.stdout).toContain("  ordering: room");
+      const id = Number(/Created webhook (\d+)/.exec(created.stdout)![1]);
+      const { data: stored } = await c.admin("GET /api/admin/webhooks/{id}", { id });
+      expect(stored).toMatchObject({ ordering: "room", heldLanes: [] });
+
+      const updated = await parley(
+        ["webhooks", "update", String(id), "--ordering", "Endpoint", "--json"],
+        env,
+      );
+      expect(updated.stderr).toBe("");
+      expect(JSON.parse(updated.stdout)).toMatchObject({ id, ordering: "endpoint" });
+
+      const refused = await parley(["webhooks", "update", String(id), "--ordering", "fifo"], env);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/--ordering must be one of none, room, endpoint/);
+      await parley(["webhooks", "delete", String(id)], env);
+    },
+    SPAWNS,
+  );
+
+  it(
     "lists allowed values for a bad enum, and takes one in any case",
     async () => {
       const { data: webhook } = await c.admin("POST /api/admin/webhooks", {
