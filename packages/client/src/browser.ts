@@ -7,6 +7,7 @@
 export { request } from "./request.js";
 export { paginate, type PaginateInterface } from "./paginate.js";
 export { VERSION } from "./version.js";
+export { inboundWebhookAddresses, type InboundWebhookAddresses } from "./inbound-addresses.js";
 
 export { ParleyError } from "./errors/parley-error.js";
 export { RequestError } from "./errors/request-error.js";

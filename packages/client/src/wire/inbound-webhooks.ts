@@ -34,6 +34,14 @@ export const InboundWebhookWithTokenSchema = Type.Object({
   url: Type.String({ description: "The ingest URL (native JSON form)." }),
   /** The ingest URL for Slack incoming-webhook payloads (`{text, attachments, ...}`). */
   slackUrl: Type.String({ description: "The ingest URL for Slack incoming-webhook payloads." }),
+  /** Discord's Execute Webhook address (`.../discord/v10/webhooks/{id}/{token}`). */
+  discordUrl: Type.String({
+    description: "The Discord-compatible address: Discord's Execute Webhook, API version 10.",
+  }),
+  /** Where GitHub delivers (`.../ingest/{token}/github`). */
+  githubUrl: Type.String({ description: "The address for GitHub webhook deliveries." }),
+  /** Where Stripe delivers (`.../ingest/{token}/stripe`). */
+  stripeUrl: Type.String({ description: "The address for Stripe events." }),
 });
 /** Answered on create and on rotate-token only: the one time the token and URLs are shown. */
 export type InboundWebhookWithToken = Static<typeof InboundWebhookWithTokenSchema>;

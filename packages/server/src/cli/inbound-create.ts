@@ -3,7 +3,7 @@ import type { CliIo } from "./cli-io.js";
 import { printJson } from "./format-table.js";
 import { parseId } from "./webhooks-test.js";
 
-/** `parley inbound create`: an inbound webhook posting into a room; prints its URL (once). */
+/** `parley inbound create`: an inbound webhook posting into a room; prints its URLs (once). */
 export async function inboundCreate(
   io: CliIo,
   options: { room: string; name: string; avatarUrl?: string; json?: boolean },
@@ -18,9 +18,16 @@ export async function inboundCreate(
   io.out(
     `Created inbound webhook ${data.id} "${data.displayName}" posting into room ${data.roomId}`,
   );
-  io.out(`  url:       ${data.url}`);
-  io.out(`  Slack url: ${data.slackUrl}`);
-  io.out("  The URL is its own credential and is shown only now: keep it secret.");
+  io.out(`  url:         ${data.url}`);
+  io.out(`  Slack url:   ${data.slackUrl}`);
+  io.out(`  Discord url: ${data.discordUrl}`);
+  io.out(`  GitHub url:  ${data.githubUrl}`);
+  io.out(`  Stripe url:  ${data.stripeUrl}`);
+  io.out("  Each URL is its own credential and is shown only now: keep them secret.");
+  io.out(
+    "  GitHub and Stripe: set a signing secret (PATCH /api/admin/inbound-webhooks/{id}) and give",
+  );
+  io.out("  them the same secret; docs/inbound-webhooks.md has the steps.");
   io.out(
     `  Try it: curl -X POST -H 'content-type: application/json' -d '{"content":"hello"}' ${data.url}`,
   );

@@ -14,7 +14,9 @@ export function registerInboundCommands(program: Command): void {
 
   inbound
     .command("create")
-    .description("create an inbound webhook and print its URL (shown only once)")
+    .description(
+      "create an inbound webhook and print its URLs, one per sender format (shown only once)",
+    )
     .requiredOption("--room <id>", "the room it posts into")
     .requiredOption("--name <displayName>", "the sender name its messages show")
     .option("--avatar-url <url>", "the sender avatar its messages show")

@@ -514,7 +514,7 @@ describe("admin UI in Chromium", { tags: ["chromium"] }, () => {
     expect(await page.locator("#webhook-form").count()).toBe(0);
   });
 
-  it("shows an inbound webhook's URL once, then only the token's last 8 characters", async () => {
+  it("shows an inbound webhook's URLs once, one per sender, then only the token's last 8 characters", async () => {
     const room = await api<{ id: number }>("POST", "/api/rooms", { name: "deploys" });
     await signIn("/admin/inbound");
     await page.getByRole("heading", { name: "Inbound webhooks" }).waitFor();
@@ -542,14 +542,61 @@ describe("admin UI in Chromium", { tags: ["chromium"] }, () => {
     expect(plainWithSlackBody.statusCode).toBe(400);
     await page.getByRole("button", { name: "Copy Slack-compatible URL" }).click();
     await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe(slackUrl);
-    expect(await accessibilityViolations()).toEqual([]);
-    await screenshot("inbound");
+    // The Discord, GitHub and Stripe addresses, each copyable; the Discord one posts as Discord's.
     const token = url.slice(-43);
     const listed = page.locator("#inbound-webhooks tbody tr");
     await listed.first().waitFor();
+    const webhookId = Number(await listed.first().getAttribute("data-inbound-id"));
+    const discordUrl = await page.locator("#discord-url").inputValue();
+    expect(discordUrl).toBe(
+      `${new URL(url).origin}/api/public/discord/v10/webhooks/${webhookId}/${token}`,
+    );
+    expect(await page.locator("#github-url").inputValue()).toBe(`${url}/github`);
+    expect(await page.locator("#stripe-url").inputValue()).toBe(`${url}/stripe`);
+    const discord = await t.app.inject({
+      method: "POST",
+      url: `${new URL(discordUrl).pathname}?wait=true`,
+      payload: { content: "deployed from a Discord tool" },
+    });
+    expect(discord.statusCode, discord.body).toBe(200);
+    expect(discord.json()).toMatchObject({ content: "deployed from a Discord tool" });
+    await page.getByRole("button", { name: "Copy Discord-compatible URL" }).click();
+    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe(discordUrl);
+    expect(await accessibilityViolations()).toEqual([]);
+    await screenshot("inbound");
     expect(await listed.first().locator(".token-hint").textContent()).toBe(`…${token.slice(-8)}`);
     expect(await listed.first().textContent()).toContain("CI <script>alert(2)</script>");
     expect(await listed.first().textContent()).not.toContain(token);
+
+    // The list shows each address with a placeholder for the token, and whether a signing secret is set.
+    expect(await listed.first().locator(".signing-secret").textContent()).toBe("not set");
+    await page.locator(`#inbound-${webhookId}-setup > summary`).click();
+    expect(await page.locator(`#inbound-${webhookId}-discord-url`).inputValue()).toBe(
+      `${origin}/api/public/discord/v10/webhooks/${webhookId}/<token>`,
+    );
+    expect(await page.locator(`#inbound-${webhookId}-github-url`).inputValue()).toBe(
+      `${origin}/api/public/webhooks/ingest/<token>/github`,
+    );
+    expect(await page.locator("#sender-setup").textContent()).toMatch(
+      /Setting up GitHub.*Payload URL.*Secret.*Setting up Stripe.*Endpoint URL.*whsec_/s,
+    );
+    expect(await accessibilityViolations()).toEqual([]);
+    await screenshot("inbound-addresses");
+
+    // A signing secret set from the page: the API keeps it write-only and the list says "set".
+    await page.locator(`#inbound-${webhookId}-secret`).fill("a-signing-secret-of-some-length");
+    await page
+      .locator(`#inbound-${webhookId}-setup`)
+      .getByRole("button", { name: "Save secret" })
+      .click();
+    await expect.poll(() => listed.first().locator(".signing-secret").textContent()).toBe("set");
+    const shown = await api<{ signingSecretSet: boolean }>(
+      "GET",
+      `/api/admin/inbound-webhooks/${webhookId}`,
+    );
+    expect(shown).toMatchObject({ signingSecretSet: true });
+    expect(JSON.stringify(shown)).not.toContain("a-signing-secret-of-some-length");
+    expect(await page.content()).not.toContain("a-signing-secret-of-some-length");
 
     // The URL works, and leaving the page forgets it.
     const posted = await t.app.inject({

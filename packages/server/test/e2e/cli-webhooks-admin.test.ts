@@ -118,6 +118,15 @@ describe("parley webhooks and parley inbound, against a running server", () => {
       const url = /url: +(\S+)/.exec(created.stdout)![1]!;
       expect(url).toMatch(/\/api\/public\/webhooks\/ingest\/[A-Za-z0-9_-]{43}$/);
       const token = url.split("/").at(-1)!;
+      const id = /Created inbound webhook (\d+)/.exec(created.stdout)![1]!;
+      const printed = (label: string) =>
+        new RegExp(`${label} url: +(\\S+)`).exec(created.stdout)?.[1];
+      expect(printed("Slack")).toBe(`${url}/slack`);
+      expect(printed("GitHub")).toBe(`${url}/github`);
+      expect(printed("Stripe")).toBe(`${url}/stripe`);
+      expect(printed("Discord")).toBe(
+        `${new URL(url).origin}/api/public/discord/v10/webhooks/${id}/${token}`,
+      );
 
       const list = await parley(["inbound", "list", "--room", String(room.id)], env);
       expect(list.stdout).toMatch(/^ID\s+ROOM\s+NAME\s+ENABLED\s+TOKEN\s+CREATED$/m);
@@ -208,6 +217,10 @@ describe("parley webhooks and parley inbound, against a running server", () => {
           new RegExp(`^http://[^/]+/api/public/webhooks/ingest/${hook.token}$`),
         ),
         slackUrl: `${hook.url}/slack`,
+        discordUrl: `${new URL(hook.url).origin}/api/public/discord/v10/webhooks/${String(hook.id)}/${hook.token}`,
+        githubUrl: `${hook.url}/github`,
+        stripeUrl: `${hook.url}/stripe`,
+        signingSecretSet: false,
       });
       const posted = await fetch(`${c.baseUrl}${new URL(hook.url).pathname}`, {
         method: "POST",

@@ -1,3 +1,4 @@
+import { inboundWebhookAddresses } from "@parley/client/browser";
 import type { InboundWebhook, InboundWebhookWithToken } from "@parley/client/wire";
 import type { AppContext } from "../../app-context.js";
 import type { Config } from "../../config/load-config.js";
@@ -58,23 +59,20 @@ export function toInboundWebhookView(row: InboundWebhookRow): InboundWebhookView
   };
 }
 
-/** `<PARLEY_PUBLIC_BASE_URL or http://<host>:<port>>/api/public/webhooks/ingest/<token>`. */
-export function ingestUrl(
-  config: Pick<Config, "publicBaseUrl" | "host" | "port">,
-  token: string,
-): string {
+/** Where the API is reached from outside: PARLEY_PUBLIC_BASE_URL, else `http://<host>:<port>`. */
+function publicBaseUrl(config: Pick<Config, "publicBaseUrl" | "host" | "port">): string {
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
-  const base = config.publicBaseUrl ?? `http://${host}:${config.port}`;
-  return `${base}/api/public/webhooks/ingest/${token}`;
+  return config.publicBaseUrl ?? `http://${host}:${config.port}`;
 }
 
+/** The webhook with its token and every address it answers on (create and rotate only). */
 function withToken(
   ctx: AppContext,
   row: InboundWebhookRow,
   token: string,
 ): InboundWebhookWithToken {
-  const url = ingestUrl(ctx.config, token);
-  return { ...toInboundWebhookView(row), token, url, slackUrl: `${url}/slack` };
+  const addresses = inboundWebhookAddresses(publicBaseUrl(ctx.config), { id: row.id, token });
+  return { ...toInboundWebhookView(row), token, ...addresses };
 }
 
 /** An avatar is shown by browsers: only absolute http(s) URLs, never javascript:, data: or paths. */

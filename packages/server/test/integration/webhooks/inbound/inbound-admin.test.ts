@@ -38,6 +38,11 @@ describeEachDialect("inbound webhook admin API on $name", (dialect) => {
     expect(body.tokenLast8).toBe(body.token.slice(-8));
     expect(body.url).toBe(`https://chat.example.com/api/public/webhooks/ingest/${body.token}`);
     expect(body.slackUrl).toBe(`${body.url}/slack`);
+    expect(body.githubUrl).toBe(`${body.url}/github`);
+    expect(body.stripeUrl).toBe(`${body.url}/stripe`);
+    expect(body.discordUrl).toBe(
+      `https://chat.example.com/api/public/discord/v10/webhooks/${body.id}/${body.token}`,
+    );
     expect(body.createdAt).toMatch(/Z$/);
     expect(body.updatedAt).toBe(body.createdAt);
 
@@ -272,6 +277,10 @@ describeEachDialect("inbound webhook admin API on $name", (dialect) => {
     });
     expect(body.token).not.toBe(hook.token);
     expect(body.url).toBe(`https://chat.example.com/api/public/webhooks/ingest/${body.token}`);
+    expect(body.discordUrl).toBe(
+      `https://chat.example.com/api/public/discord/v10/webhooks/${hook.id}/${body.token}`,
+    );
+    expect(body.githubUrl).toBe(`${body.url}/github`);
   });
 
   it("needs the admin role: 401 without a token, 403 for a user or bot", async () => {

@@ -1,4 +1,9 @@
-import type { InboundWebhook, InboundWebhookWithToken } from "@parley/client/browser";
+import {
+  inboundWebhookAddresses,
+  type InboundWebhook,
+  type InboundWebhookAddresses,
+  type InboundWebhookWithToken,
+} from "@parley/client/browser";
 import { paginate } from "../api.js";
 import {
   clearError,
@@ -36,6 +41,7 @@ export const inboundView: View = async (context) => {
   const listHolder = h("div", { class: "list" }, h("p", null, "Loading…"));
   root.append(listHolder);
   root.append(createForm(context));
+  root.append(senderSetup());
 
   let webhooks: InboundWebhook[];
   try {
@@ -52,7 +58,7 @@ export const inboundView: View = async (context) => {
   replaceChildren(
     listHolder,
     table(
-      ["ID", "Room", "Display name", "State", "Token", "Created", "Actions"],
+      ["ID", "Room", "Display name", "State", "Token", "Signing secret", "Created", "Actions"],
       webhooks.map((webhook) =>
         row(
           [
@@ -70,6 +76,11 @@ export const inboundView: View = async (context) => {
               { class: "token-hint", title: "the token's last 8 characters" },
               `…${webhook.tokenLast8}`,
             ),
+            h(
+              "span",
+              { class: "signing-secret" },
+              webhook.signingSecretSet ? badge("set", "enabled") : badge("not set", "none"),
+            ),
             time(webhook.createdAt),
             h("span", { class: "actions" }, actions(context, webhook)),
           ],
@@ -77,6 +88,12 @@ export const inboundView: View = async (context) => {
         ),
       ),
       { id: "inbound-webhooks", class: "data responsive" },
+    ),
+    h(
+      "section",
+      { id: "inbound-addresses", "aria-labelledby": "inbound-addresses-title" },
+      h("h2", { id: "inbound-addresses-title" }, "Addresses and signing secrets"),
+      ...webhooks.map((webhook) => webhookSetup(context, webhook)),
     ),
   );
 };
@@ -132,6 +149,185 @@ function actions(context: ViewContext, webhook: InboundWebhook): HTMLElement[] {
   return [toggle, rotate, remove];
 }
 
+/** The placeholder the list shows where the token goes: the page never learns a token again. */
+const TOKEN_PLACEHOLDER = "<token>";
+
+/** One entry per sender format: the field's id suffix, its label and what it takes. */
+const ADDRESS_KINDS: Array<{
+  key: keyof InboundWebhookAddresses;
+  id: string;
+  label: string;
+  hint: () => Array<string | HTMLElement>;
+}> = [
+  {
+    key: "url",
+    id: "ingest-url",
+    label: "Ingest URL",
+    hint: () => ["For Parley's own format: ", h("code", null, '{"content": "…"}'), "."],
+  },
+  {
+    key: "slackUrl",
+    id: "slack-url",
+    label: "Slack-compatible URL",
+    hint: () => [
+      "For tools that post Slack incoming-webhook payloads: ",
+      h("code", null, '{"text": "…"}'),
+      " (with attachments or blocks).",
+    ],
+  },
+  {
+    key: "discordUrl",
+    id: "discord-url",
+    label: "Discord-compatible URL",
+    hint: () => [
+      "For tools with a Discord webhook setting and bots built on discord.js: ",
+      h("code", null, '{"content": "…", "embeds": […]}'),
+      ".",
+    ],
+  },
+  {
+    key: "githubUrl",
+    id: "github-url",
+    label: "GitHub URL",
+    hint: () => ["The Payload URL of a GitHub webhook (see Setting up GitHub below)."],
+  },
+  {
+    key: "stripeUrl",
+    id: "stripe-url",
+    label: "Stripe URL",
+    hint: () => ["The endpoint URL of a Stripe webhook (see Setting up Stripe below)."],
+  },
+];
+
+function addressFields(addresses: InboundWebhookAddresses, idPrefix = ""): HTMLElement[] {
+  return ADDRESS_KINDS.flatMap(({ key, id, label, hint }) => [
+    copyField(`${idPrefix}${id}`, label, addresses[key]),
+    h("p", { class: "hint", id: `${idPrefix}${id}-hint` }, ...hint()),
+  ]);
+}
+
+/**
+ * One listed webhook's addresses, with a placeholder for its token (shown only on create and
+ * rotate) and this webhook's id where Discord's needs it, and its signing secret form.
+ */
+function webhookSetup(context: ViewContext, webhook: InboundWebhook): HTMLElement {
+  const addresses = inboundWebhookAddresses(window.location.origin, {
+    id: webhook.id,
+    token: TOKEN_PLACEHOLDER,
+  });
+  return h(
+    "details",
+    { class: "edit webhook-setup", id: `inbound-${webhook.id}-setup` },
+    h(
+      "summary",
+      null,
+      `${webhook.displayName} (webhook ${webhook.id}, room ${webhook.roomId}): signing secret `,
+      webhook.signingSecretSet ? "set" : "not set",
+    ),
+    h(
+      "div",
+      { class: "card" },
+      h(
+        "p",
+        { class: "hint" },
+        `Replace ${TOKEN_PLACEHOLDER} with the webhook's token, shown when it was created or its `,
+        "token last rotated (rotate to get a new one).",
+      ),
+      ...addressFields(addresses, `inbound-${webhook.id}-`),
+      signingSecretForm(context, webhook),
+    ),
+  );
+}
+
+/** Sets or removes the secret GitHub and Stripe sign with; the API never shows it back. */
+function signingSecretForm(context: ViewContext, webhook: InboundWebhook): HTMLElement {
+  const id = `inbound-${webhook.id}-secret`;
+  const error = errorBox(`${id}-error`);
+  const input = h("input", {
+    id,
+    type: "password",
+    autocomplete: "off",
+    minlength: "16",
+    maxlength: "1024",
+  });
+  const save = h("button", { type: "submit" }, "Save secret");
+  const buttons = h("div", { class: "buttons" }, save);
+  const send = (signingSecret: string | null, button: HTMLButtonElement) =>
+    busy(button, async () => {
+      clearError(error);
+      try {
+        await context.api("PATCH /api/admin/inbound-webhooks/{id}", {
+          id: webhook.id,
+          signingSecret,
+        });
+        context.flash(
+          signingSecret === null
+            ? `Signing secret of “${webhook.displayName}” removed.`
+            : `Signing secret of “${webhook.displayName}” set.`,
+        );
+        context.navigate("/admin/inbound");
+      } catch (failure) {
+        showError(error, context.fail(failure));
+      }
+    });
+  if (webhook.signingSecretSet) {
+    const remove = h("button", { type: "button", class: "secondary" }, "Remove secret");
+    remove.addEventListener("click", () => void send(null, remove));
+    buttons.append(remove);
+  }
+  const form = h(
+    "form",
+    { class: "signing-secret-form", novalidate: true },
+    error,
+    h("label", { for: id }, webhook.signingSecretSet ? "New signing secret" : "Signing secret"),
+    input,
+    h(
+      "p",
+      { class: "hint" },
+      "16 to 1024 characters. GitHub: the same secret you give GitHub. Stripe: the endpoint's ",
+      "signing secret (whsec_…) from Stripe.",
+    ),
+    buttons,
+  );
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    void send(input.value, save);
+  });
+  return form;
+}
+
+/** Where the GitHub and Stripe addresses and the signing secret go in their settings. */
+function senderSetup(): HTMLElement {
+  const steps = (...items: Array<string | HTMLElement | Array<string | HTMLElement>>) =>
+    h("ol", null, ...items.map((item) => h("li", null, ...[item].flat())));
+  return h(
+    "section",
+    { id: "sender-setup", class: "card", "aria-labelledby": "sender-setup-title" },
+    h("h2", { id: "sender-setup-title" }, "Setting up GitHub and Stripe"),
+    h("h3", null, "Setting up GitHub"),
+    steps(
+      "Choose a signing secret of 16 characters or more and set it on the inbound webhook (Signing secret, above).",
+      "In the repository (or organization) on GitHub: Settings → Webhooks → Add webhook.",
+      ["Payload URL: the webhook's ", h("strong", null, "GitHub URL"), "."],
+      "Content type: application/json (application/x-www-form-urlencoded works too).",
+      "Secret: the same signing secret.",
+      "Choose the events to send (pushes, pull requests, issues, releases, workflow runs…), then Add webhook. GitHub's ping is answered 204 and posts nothing.",
+    ),
+    h("h3", null, "Setting up Stripe"),
+    steps(
+      "In the Stripe Dashboard: Developers → Webhooks → Add endpoint (Workbench: Event destinations).",
+      ["Endpoint URL: the webhook's ", h("strong", null, "Stripe URL"), "."],
+      "Select the events to send (payments, refunds, disputes, checkout, invoices, subscriptions…) and add the endpoint.",
+      "Reveal the endpoint's signing secret (whsec_…) in Stripe and set it as the inbound webhook's signing secret (Signing secret, above).",
+    ),
+    h(
+      "p",
+      { class: "hint" },
+      "With a signing secret set, unsigned or wrongly signed requests to these two addresses answer 401; without one they are taken on the token alone.",
+    ),
+  );
+}
+
 function revealPanel(webhook: InboundWebhookWithToken): HTMLElement {
   const panel = h(
     "section",
@@ -144,22 +340,7 @@ function revealPanel(webhook: InboundWebhookWithToken): HTMLElement {
       `credential, so anyone who has it can post to room ${webhook.roomId}. Store it like a `,
       "password; if it leaks, rotate the token.",
     ),
-    copyField("ingest-url", "Ingest URL", webhook.url),
-    h(
-      "p",
-      { class: "hint", id: "ingest-url-hint" },
-      "For Parley's own format: ",
-      h("code", null, '{"content": "…"}'),
-      ".",
-    ),
-    copyField("slack-url", "Slack-compatible URL", webhook.slackUrl),
-    h(
-      "p",
-      { class: "hint", id: "slack-url-hint" },
-      "For tools that post Slack incoming-webhook payloads: ",
-      h("code", null, '{"text": "…"}'),
-      " (with attachments or blocks).",
-    ),
+    ...addressFields(webhook),
   );
   const done = h("button", { type: "button", class: "secondary" }, "I have stored it");
   done.addEventListener("click", () => panel.remove());
