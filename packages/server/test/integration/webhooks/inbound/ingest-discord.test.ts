@@ -1,5 +1,10 @@
+import crypto from "node:crypto";
 import { DiscordAPIError, EmbedBuilder, WebhookClient } from "discord.js";
-import { afterEach, describe, expect, it } from "vitest";
+import { Redis } from "ioredis";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createTestApp, type TestApp } from "../../../helpers/build-app.js";
+import { createRoom } from "../../../helpers/fixtures.js";
+import { TEST_REDIS_URL } from "../../../helpers/services.js";
 import { describeEachDialect, SQLITE } from "../../../helpers/dialects.js";
 import { listeningApp } from "../../../helpers/listening-app.js";
 import { recordEvents } from "../../chat/chat-helpers.js";
@@ -391,3 +396,59 @@ describe("the Discord-compatible route's rate limit with discord.js", () => {
     }
   });
 });
+
+describe(
+  "the Discord-compatible route's rate limit shared through Redis",
+  { tags: ["redis"] },
+  () => {
+    const prefix = `parley-test-${crypto.randomBytes(6).toString("hex")}:`;
+    let a: TestApp;
+    let b: TestApp;
+    beforeAll(async () => {
+      const settings = {
+        redisUrl: TEST_REDIS_URL,
+        redisKeyPrefix: prefix,
+        rateLimitWebhookIngest: "2/10s",
+      };
+      a = await createTestApp(SQLITE, settings);
+      b = await createTestApp(SQLITE, settings);
+    });
+    afterAll(async () => {
+      const redis = new Redis(TEST_REDIS_URL!);
+      const keys = await redis.keys(`${prefix}*`);
+      if (keys.length > 0) await redis.del(...keys);
+      redis.disconnect();
+      await a?.close();
+      await b?.close();
+    });
+
+    it("counts one token's Discord and native posts together across two app instances", async () => {
+      const hook = await createWebhook(a);
+      // The same webhook (same id) in the second instance's database, as two processes see one database.
+      const row = await a.ctx.db
+        .selectFrom("inbound_webhooks")
+        .selectAll()
+        .where("id", "=", hook.id)
+        .executeTakeFirstOrThrow();
+      const roomId = (await createRoom(b)).id;
+      await b.ctx.db
+        .insertInto("inbound_webhooks")
+        .values({ ...row, room_id: roomId })
+        .execute();
+      const discordPost = (t: TestApp) =>
+        t.app.inject({
+          method: "POST",
+          url: `/api/public/discord/v10/webhooks/${hook.id}/${hook.token}`,
+          payload: { content: "shared" },
+        });
+
+      const first = await discordPost(a);
+      const second = await ingest(b, hook.token, { content: "native" });
+      const third = await discordPost(b);
+      expect([first.statusCode, second.statusCode, third.statusCode]).toEqual([204, 200, 429]);
+      expect(third.json()).toMatchObject({ message: "You are being rate limited.", global: false });
+      expect(third.headers["x-ratelimit-remaining"]).toBe("0");
+      expect(Number(third.headers["retry-after"])).toBeGreaterThan(0);
+    });
+  },
+);
