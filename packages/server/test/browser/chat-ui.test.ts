@@ -121,7 +121,7 @@ describe("chat page in Chromium", { tags: ["chromium"] }, () => {
     });
     await page.goto(`${origin}/app/`);
     await page.locator("#token").fill(user.token);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.locator("#token").press("Enter");
     await page.locator("#me").getByText(user.username).waitFor();
     return page;
   }
@@ -282,12 +282,20 @@ describe("chat page in Chromium", { tags: ["chromium"] }, () => {
       payload: { name: "random" },
     });
     const otherId = other.json().id as number;
+    await t.app.inject({ method: "POST", url: `/api/rooms/${otherId}/join`, headers: bob.headers });
     const a = await signedIn(alice);
     await a.locator(".message", { hasText: "history 45" }).first().waitFor();
+    // Others' messages are unread; the user's own (from another device) are not.
     await t.app.inject({
       method: "POST",
       url: `/api/rooms/${otherId}/messages`,
       headers: alice.headers,
+      payload: { content: "mine, from my phone" },
+    });
+    await t.app.inject({
+      method: "POST",
+      url: `/api/rooms/${otherId}/messages`,
+      headers: bob.headers,
       payload: { content: "elsewhere" },
     });
     const badge = a.locator(`[data-room-id="${otherId}"] .unread`);

@@ -1,5 +1,8 @@
 /**
- * The session (a token kept in sessionStorage) and the browser-safe parts of @parley/client.
+ * How the page is signed in, the API calls it makes, and the browser-safe parts of
+ * @parley/client. Two ways in: a session (password, invitation or single sign-on), whose cookie
+ * the browser sends and whose unsafe requests carry the X-Parley-CSRF header; or a pasted token
+ * (bots, scripts, tests), kept in sessionStorage and sent as a Bearer token.
  */
 import { NetworkError, RequestError, request } from "@parley/client/browser";
 
@@ -30,6 +33,28 @@ export interface Room {
   id: number;
   name: string | null;
   kind: "room" | "dm";
+  visibility?: "public" | "private";
+  topic?: string | null;
+  /** A DM's other person (null when they left). */
+  peer?: { id: number; username: string; displayName: string } | null;
+  memberCount?: number;
+  /** For a member: from the server's read marker. */
+  unreadCount?: number;
+  mentionCount?: number;
+  lastReadMessageId?: number;
+  /** In the public list: whether the user is a member. */
+  joined?: boolean;
+}
+
+/** What a room is called on the page: its name, or a DM's other person. */
+export function roomName(room: Room): string {
+  return room.name ?? room.peer?.displayName ?? "Direct message";
+}
+
+export interface DirectoryUser {
+  id: number;
+  username: string;
+  displayName: string;
 }
 
 export interface Reaction {
@@ -79,17 +104,67 @@ interface Page<T> {
   nextCursor: string | null;
 }
 
+/** Signed in with the session cookie (and its CSRF value), or with a pasted token. */
+export type Auth = { kind: "session"; csrfToken: string } | { kind: "token"; token: string };
+
+export interface User {
+  id: number;
+  username: string;
+  displayName: string;
+  role?: string;
+}
+
+export interface Providers {
+  password: boolean;
+  oidc: { name: string; startUrl: string } | null;
+}
+
+const anonymous = request.defaults({ baseUrl: location.origin });
+const open = async <T>(route: string, parameters: Record<string, unknown> = {}) =>
+  (await anonymous(route, parameters)).data as T;
+
+/** Calls made before there is a session, or to find whether there is one. */
+export const signInApi = {
+  providers: () => open<Providers>("GET /api/auth/providers"),
+  login: (username: string, password: string) =>
+    open<{ user: User }>("POST /api/auth/login", { username, password }),
+  acceptInvite: (token: string, username: string, password: string) =>
+    open<{ user: User }>("POST /api/auth/accept-invite", { token, username, password }),
+  /** The session's CSRF value when the browser holds a live session cookie (else a 401). */
+  csrf: () => open<{ csrfToken: string }>("GET /api/auth/csrf"),
+};
+
 /** The few API calls the page makes, as plain functions. */
-export function createApi(token: string) {
+export function createApi(auth: Auth) {
   const api = request.defaults({
     baseUrl: location.origin,
-    headers: { authorization: `Bearer ${token}` },
+    headers:
+      auth.kind === "token"
+        ? { authorization: `Bearer ${auth.token}` }
+        : { "x-parley-csrf": auth.csrfToken },
   });
   const call = async <T>(route: string, parameters: Record<string, unknown> = {}) =>
     (await api(route, parameters)).data as T;
   return {
+    me: () => call<User>("GET /api/me"),
+    logout: () => call<void>("POST /api/auth/logout"),
     rooms: () => call<Page<Room>>("GET /api/rooms", { limit: 200 }),
+    publicRooms: (query: string) =>
+      call<Page<Room>>("GET /api/rooms", {
+        scope: "public",
+        limit: 100,
+        ...(query ? { query } : {}),
+      }),
+    join: (roomId: number) => call<Room>("POST /api/rooms/{roomId}/join", { roomId }),
+    room: (roomId: number) => call<Room>("GET /api/rooms/{roomId}", { roomId }),
     createRoom: (name: string) => call<Room>("POST /api/rooms", { name }),
+    users: (query: string) => call<{ items: DirectoryUser[] }>("GET /api/users", { query }),
+    openDm: (username: string) => call<Room>("POST /api/dms", { username }),
+    markRead: (roomId: number, messageId: number) =>
+      call<{ unreadCount: number; mentionCount: number }>("PUT /api/rooms/{roomId}/read", {
+        roomId,
+        messageId,
+      }),
     /** Top-level messages, newest first (deleted ones as tombstones). */
     messages: (roomId: number, cursor?: string) =>
       call<Page<ListItem>>("GET /api/rooms/{roomId}/messages", {

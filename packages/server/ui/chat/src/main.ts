@@ -15,7 +15,10 @@ import {
   storedToken,
   storeToken,
   isTombstone,
+  roomName,
+  signInApi,
   type Api,
+  type Auth,
   type ListItem,
   type Message,
   type ReactionData,
@@ -26,19 +29,26 @@ import { Call } from "./call.js";
 import { composer } from "./composer.js";
 import { pickEmoji } from "./emoji-picker.js";
 import { h, replaceChildren } from "./dom.js";
+import { peopleFinder, roomBrowser } from "./directory.js";
 import { messageItem, type MessageActions } from "./message-item.js";
 import { mutedRooms, type MutedRooms } from "./muted-rooms.js";
 import { notificationButton, notify } from "./notify.js";
+import { signInScreen } from "./sign-in.js";
 import { threadPanel, type ThreadPanel } from "./thread-panel.js";
 
 const app = document.getElementById("app")!;
 
 interface Session {
+  auth: Auth;
   api: Api;
   stream: StreamClient;
   username: string;
   rooms: Room[];
   unread: Map<number, number>;
+  /** Messages after the read marker that mention the user, by room. */
+  mentions: Map<number, number>;
+  /** The newest message id this page told the server was read, by room. */
+  readSent: Map<number, number>;
   selected: number | undefined;
   /** Top-level messages of the selected room by id (live frames and pages may overlap). */
   messages: Map<number, ListItem>;
@@ -61,43 +71,36 @@ function signIn(notice?: string): void {
   session?.stream.close();
   session?.call?.close();
   session = undefined;
-  const input = h("input", {
-    id: "token",
-    type: "password",
-    autocomplete: "off",
-    placeholder: "eyJhbGciOi...",
-    "aria-label": "Token",
-  });
-  const error = h("p", { class: "error", role: "alert" }, notice ?? "");
-  const form = h(
-    "form",
-    {
-      class: "sign-in",
-      onsubmit: (event) => {
-        event.preventDefault();
-        if (!input.value.trim()) return;
-        storeToken(input.value);
-        void start(storedToken()!).catch((failure: unknown) => {
-          forgetToken();
-          signIn(isUnauthorized(failure) ? "That token was not accepted." : describeError(failure));
-        });
-      },
+  signInScreen(app, {
+    notice,
+    invite: inviteToken(),
+    signedIn: async (auth) => {
+      try {
+        await start(auth);
+        if (auth.kind === "token") storeToken(auth.token);
+      } catch (failure) {
+        session?.stream.close();
+        session = undefined;
+        throw isUnauthorized(failure) ? new Error("That token was not accepted.") : failure;
+      }
     },
-    h("h1", null, "Parley"),
-    h("label", { for: "token" }, "Token"),
-    input,
-    h("button", { type: "submit" }, "Sign in"),
-    error,
-  );
-  replaceChildren(app, form);
-  document.title = "Sign in · Parley";
-  input.focus();
+  });
 }
 
-async function start(token: string): Promise<void> {
-  const api = createApi(token);
+/** The token of an invitation link (`/app/#invite=<token>`). */
+function inviteToken(): string | undefined {
+  const match = /^#invite=([^&]+)$/.exec(location.hash);
+  return match ? decodeURIComponent(match[1]!) : undefined;
+}
+
+async function start(auth: Auth): Promise<void> {
+  const api = createApi(auth);
   const rooms = (await api.rooms()).items;
-  const stream = createStreamClient({ baseUrl: location.origin, token });
+  // A session authenticates the stream with its cookie: an empty token says so (docs/realtime.md).
+  const stream = createStreamClient({
+    baseUrl: location.origin,
+    token: auth.kind === "token" ? auth.token : "",
+  });
   const ready = new Promise<string>((resolve, reject) => {
     stream.on("ready", (user) => resolve(user.username));
     stream.on("error", (error) => {
@@ -106,11 +109,14 @@ async function start(token: string): Promise<void> {
   });
   const username = await ready;
   session = {
+    auth,
     api,
     stream,
     username,
     rooms,
-    unread: new Map(),
+    unread: new Map(rooms.map((room) => [room.id, room.unreadCount ?? 0])),
+    mentions: new Map(rooms.map((room) => [room.id, room.mentionCount ?? 0])),
+    readSent: new Map(rooms.map((room) => [room.id, room.lastReadMessageId ?? 0])),
     selected: undefined,
     messages: new Map(),
     replies: new Map(),
@@ -169,10 +175,17 @@ async function start(token: string): Promise<void> {
 function onMessage(roomId: number, message: Message, mentions: string[] = []): void {
   const s = session!;
   notifyOf(roomId, message, mentions);
-  if (roomId !== s.selected) {
-    s.unread.set(roomId, (s.unread.get(roomId) ?? 0) + 1);
-    renderRooms();
-    return;
+  if (roomId !== s.selected || document.visibilityState === "hidden") {
+    // Counted as the server counts: top-level messages of others, and every mention of the user.
+    if (message.sender.username !== s.username) {
+      if (message.threadId === null) s.unread.set(roomId, (s.unread.get(roomId) ?? 0) + 1);
+      if (mentions.some((name) => name.toLowerCase() === s.username.toLowerCase()))
+        s.mentions.set(roomId, (s.mentions.get(roomId) ?? 0) + 1);
+      renderRooms();
+    }
+    if (roomId !== s.selected) return;
+  } else {
+    markRead(roomId, message.id);
   }
   noteChange(message.createdAt);
   if (message.threadId !== null) {
@@ -190,6 +203,79 @@ function onMessage(roomId: number, message: Message, mentions: string[] = []): v
   if (stuck || message.sender.username === s.username) list.scrollTop = list.scrollHeight;
 }
 
+/**
+ * Moves the user's read marker of the room to `messageId` (never back: the server keeps the
+ * larger one too) and clears the room's counts. The server tells the user's other tabs.
+ */
+function markRead(roomId: number, messageId: number): void {
+  const s = session!;
+  s.unread.delete(roomId);
+  s.mentions.delete(roomId);
+  renderRooms();
+  if (messageId <= (s.readSent.get(roomId) ?? 0)) return;
+  s.readSent.set(roomId, messageId);
+  s.api.markRead(roomId, messageId).catch(() => {
+    // An older server without read markers: the page's own counts still work.
+  });
+}
+
+/** The newest message the selected room shows. */
+function newestShown(): number | undefined {
+  const s = session!;
+  let newest: number | undefined;
+  for (const id of s.messages.keys()) if (newest === undefined || id > newest) newest = id;
+  return newest;
+}
+
+/** Another tab of the user read up to `messageId`: the counts come again from the server. */
+export function onRead(roomId: number, messageId: number): void {
+  const s = session!;
+  if (messageId > (s.readSent.get(roomId) ?? 0)) s.readSent.set(roomId, messageId);
+  clearTimeout(recount);
+  recount = setTimeout(() => void refreshRooms(), 100);
+}
+
+let recount: ReturnType<typeof setTimeout> | undefined;
+
+/**
+ * The room list again from the server: its unread and mention counts, and rooms and DMs the page
+ * does not know yet (someone opened a DM with the user, or added them to a private room: neither
+ * reaches a page that does not follow the room). Run on a read frame, when the page shows again,
+ * and every 15 s.
+ */
+async function refreshRooms(): Promise<void> {
+  const s = session;
+  if (!s) return;
+  try {
+    const page = await s.api.rooms();
+    if (session !== s) return;
+    for (const room of page.items) {
+      const known = s.rooms.findIndex((candidate) => candidate.id === room.id);
+      if (known === -1) {
+        s.rooms.push(room);
+        s.stream.subscribe(room.id);
+      } else {
+        s.rooms[known] = room;
+      }
+      if (room.id === s.selected && document.visibilityState === "visible") continue;
+      s.unread.set(room.id, room.unreadCount ?? 0);
+      s.mentions.set(room.id, room.mentionCount ?? 0);
+    }
+    renderRooms();
+  } catch (error) {
+    if (isUnauthorized(error)) showError(error);
+  }
+}
+
+document.addEventListener("visibilitychange", () => {
+  const s = session;
+  if (!s || document.visibilityState !== "visible") return;
+  const newest = newestShown();
+  if (s.selected !== undefined && newest !== undefined) markRead(s.selected, newest);
+  void refreshRooms();
+});
+setInterval(() => void refreshRooms(), 15_000);
+
 /** A DM, or a mention of the user, while the page is hidden: a browser notification. */
 function notifyOf(roomId: number, message: Message, mentions: string[]): void {
   const s = session!;
@@ -203,7 +289,7 @@ function notifyOf(roomId: number, message: Message, mentions: string[]): void {
       roomId,
       messageId: message.id,
       from: message.sender.displayName,
-      roomName: isDm ? undefined : (room?.name ?? undefined),
+      roomName: isDm || !room ? undefined : roomName(room),
       content: message.content,
     },
     (id) => void selectRoom(id),
@@ -490,10 +576,7 @@ function renderShell(): void {
         {
           class: "link",
           type: "button",
-          onclick: () => {
-            forgetToken();
-            signIn();
-          },
+          onclick: () => void signOut(),
         },
         "Sign out",
       ),
@@ -506,7 +589,35 @@ function renderShell(): void {
     h(
       "div",
       { id: "layout", class: "layout" },
-      h("nav", { class: "rooms" }, h("h2", null, "Rooms"), h("ul", { id: "rooms" }), newRoomForm()),
+      h(
+        "nav",
+        { class: "rooms", "aria-label": "Rooms and direct messages" },
+        h("h2", null, "Rooms"),
+        h("ul", { id: "rooms" }),
+        h(
+          "button",
+          {
+            type: "button",
+            id: "browse-rooms",
+            class: "link-button",
+            onclick: () => showDirectory("rooms"),
+          },
+          "Browse rooms",
+        ),
+        newRoomForm(),
+        h("h2", null, "Direct messages"),
+        h("ul", { id: "dms" }),
+        h(
+          "button",
+          {
+            type: "button",
+            id: "find-people",
+            class: "link-button",
+            onclick: () => showDirectory("people"),
+          },
+          "Message someone",
+        ),
+      ),
       h("main", { id: "room", class: "room" }),
     ),
   );
@@ -537,45 +648,88 @@ function newRoomForm(): HTMLFormElement {
 }
 
 function renderRooms(): void {
-  const list = document.getElementById("rooms");
-  if (!list) return;
   const s = session!;
-  replaceChildren(
-    list,
-    s.rooms.map((room) => {
-      const unread = s.unread.get(room.id) ?? 0;
-      const muted = s.muted.has(room.id);
-      return h(
-        "li",
-        null,
-        h(
-          "button",
-          {
-            type: "button",
-            class: room.id === s.selected ? "room-link current" : "room-link",
-            "data-room-id": room.id,
-            onclick: () => void selectRoom(room.id),
-          },
-          h("span", { class: "name" }, room.name ?? "Direct message"),
-          muted ? h("span", { class: "muted-mark", title: "Muted" }, "muted") : null,
-          unread > 0
-            ? h(
-                "span",
-                { class: muted ? "unread muted" : "unread", title: `${unread} unread` },
-                unread,
-              )
-            : null,
-        ),
-      );
-    }),
+  for (const [id, kind] of [
+    ["rooms", "room"],
+    ["dms", "dm"],
+  ] as const) {
+    const list = document.getElementById(id);
+    if (!list) continue;
+    replaceChildren(
+      list,
+      s.rooms.filter((room) => room.kind === kind).map((room) => roomLink(room)),
+    );
+  }
+}
+
+function roomLink(room: Room): HTMLElement {
+  const s = session!;
+  const unread = s.unread.get(room.id) ?? 0;
+  const mentions = s.mentions.get(room.id) ?? 0;
+  const muted = s.muted.has(room.id);
+  return h(
+    "li",
+    null,
+    h(
+      "button",
+      {
+        type: "button",
+        class: room.id === s.selected ? "room-link current" : "room-link",
+        "data-room-id": room.id,
+        onclick: () => void selectRoom(room.id),
+      },
+      h("span", { class: "name" }, roomName(room)),
+      muted ? h("span", { class: "muted-mark", title: "Muted" }, "muted") : null,
+      mentions > 0
+        ? h("span", { class: "mentions", title: `${mentions} mentioning you` }, `@${mentions}`)
+        : null,
+      unread > 0
+        ? h("span", { class: muted ? "unread muted" : "unread", title: `${unread} unread` }, unread)
+        : null,
+    ),
   );
+}
+
+/** The room browser or the people finder, in place of a room. */
+function showDirectory(kind: "rooms" | "people"): void {
+  const s = session!;
+  const main = document.getElementById("room");
+  if (!main) return;
+  s.selected = undefined;
+  closeThread(false);
+  renderRooms();
+  document.getElementById("layout")?.classList.add("room-open");
+  const options = { api: s.api, opened: (room: Room) => void opened(room), fail: showError };
+  replaceChildren(
+    main,
+    h(
+      "button",
+      {
+        type: "button",
+        class: "secondary back",
+        onclick: () => document.getElementById("layout")?.classList.remove("room-open"),
+      },
+      "All rooms",
+    ),
+    kind === "rooms" ? roomBrowser(options) : peopleFinder({ ...options, me: s.username }),
+  );
+  main.querySelector<HTMLElement>("input")?.focus();
+}
+
+/** A room joined, or a DM opened: listed (once), followed live, and shown. */
+async function opened(room: Room): Promise<void> {
+  const s = session!;
+  if (!s.rooms.some((known) => known.id === room.id)) {
+    s.rooms.push(room);
+    s.stream.subscribe(room.id);
+  }
+  await selectRoom(room.id);
 }
 
 /** Shows a room; `reveal`: in place of the room list on a narrow screen (see styles.css). */
 async function selectRoom(roomId: number, reveal = true): Promise<void> {
   const s = session!;
   s.selected = roomId;
-  s.unread.delete(roomId);
   closeThread(false);
   document.getElementById("layout")?.classList.toggle("room-open", reveal);
   s.messages = new Map();
@@ -594,6 +748,9 @@ async function selectRoom(roomId: number, reveal = true): Promise<void> {
     for (const message of fresh) noteChange(changedAt(message));
     list.prepend(...fresh.map((message) => render(message, true)));
     list.scrollTop = list.scrollHeight;
+    const newest = newestShown();
+    if (newest !== undefined && document.visibilityState === "visible") markRead(roomId, newest);
+    else if (newest === undefined) markRead(roomId, 0);
     // A short first page leaves nothing to scroll: fetch older ones until there is.
     while (list.scrollHeight <= list.clientHeight && s.nextCursor && s.selected === roomId)
       await loadOlder();
@@ -664,7 +821,7 @@ function renderRoom(): void {
         },
         "All rooms",
       ),
-      h("h1", null, room.name ?? "Direct message"),
+      h("h1", null, roomName(room)),
       h("div", { class: "present" }, "Here now: ", h("span", { id: "present" })),
       muteButton(room.id),
     ),
@@ -796,6 +953,14 @@ function callPanel(roomId: number): HTMLElement {
   );
 }
 
+/** Ends the session on the server (every process), or forgets the pasted token. */
+async function signOut(): Promise<void> {
+  const s = session!;
+  forgetToken();
+  if (s.auth.kind === "session") await s.api.logout().catch(() => undefined);
+  signIn("Signed out.");
+}
+
 /** The last failure's words go once something works again (a send after a DLP refusal). */
 function clearError(): void {
   document.getElementById("flash")?.remove();
@@ -813,10 +978,31 @@ function showError(error: unknown): void {
   if (!existing) document.getElementById("room")?.prepend(flash);
 }
 
-const token = storedToken();
-if (token === null) signIn();
-else
-  void start(token).catch((error: unknown) => {
-    forgetToken();
+/** A pasted token kept for this tab, else the session the browser holds, else the sign-in screen. */
+async function boot(): Promise<void> {
+  if (inviteToken() !== undefined) return signIn();
+  const token = storedToken();
+  if (token !== null) {
+    try {
+      return await start({ kind: "token", token });
+    } catch (error) {
+      forgetToken();
+      return signIn(
+        isUnauthorized(error) ? "That token is no longer accepted." : describeError(error),
+      );
+    }
+  }
+  let csrfToken: string;
+  try {
+    csrfToken = (await signInApi.csrf()).csrfToken;
+  } catch {
+    return signIn();
+  }
+  try {
+    await start({ kind: "session", csrfToken });
+  } catch (error) {
     signIn(describeError(error));
-  });
+  }
+}
+
+void boot();
