@@ -1,4 +1,5 @@
 import crypto from "node:crypto";
+import { startOpenTelemetry, type Tracing } from "./tracing/open-telemetry.js";
 import type { Kysely } from "kysely";
 import { TokenService } from "./auth/token-service.js";
 import type { Config } from "./config/load-config.js";
@@ -33,6 +34,8 @@ export interface AppContext {
   readonly files: FileStorage;
   /** Identifies this process in delivery leases (`locked_by`). */
   readonly instanceId: string;
+  /** OpenTelemetry export, when OTEL_EXPORTER_OTLP_ENDPOINT is set (tracing/open-telemetry.ts). */
+  readonly tracing: Tracing | undefined;
   now(): number;
 }
 
@@ -42,6 +45,8 @@ export interface CreateAppContextOptions {
   now?: () => number;
   /** Use this file storage instead of the one the config names (tests). */
   files?: FileStorage;
+  /** Use this tracing instead of the one the environment asks for (tests). */
+  tracing?: Tracing;
 }
 
 export async function createAppContext(
@@ -93,6 +98,7 @@ export async function createAppContext(
     safety: createSafety(config),
     files: options.files ?? (await createFileStorage(config)),
     instanceId,
+    tracing: options.tracing ?? (await startOpenTelemetry()),
     now,
   };
 }

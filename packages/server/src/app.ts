@@ -19,6 +19,7 @@ import { refuseNul } from "./plugins/refuse-nul.js";
 import { requestValidator } from "./plugins/request-validator.js";
 import { routeRules } from "./plugins/route-rules.js";
 import { securityHeaders } from "./plugins/security-headers.js";
+import { traceRequests } from "./plugins/trace-requests.js";
 import { usersRoutes } from "./chat/users-routes.js";
 import { tokensRoutes } from "./auth/tokens-routes.js";
 import { roomsRoutes } from "./chat/rooms-routes.js";
@@ -102,6 +103,8 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   app.decorate("metrics", metrics);
   app.decorate("stream", stream);
 
+  // First: every later hook and handler runs inside the request's trace.
+  await app.register(traceRequests, { tracing: ctx.tracing });
   await app.register(jsonOnly);
   await app.register(routeRules, { onRoute: options.onRoute });
   await app.register(httpMetrics, { metrics });

@@ -33,6 +33,7 @@ export async function startServer(
     (closing ??= (async () => {
       await app.close();
       await Promise.all(background.map((work) => work.stop()));
+      await ctx.tracing?.shutdown();
       await ctx.database.close();
     })());
   try {

@@ -1,6 +1,7 @@
 import { WebhookPayloadError } from "../errors/webhook-payload-error.js";
 import type { ProblemDetails } from "../types/api.js";
 import type { WebhookEvent } from "../types/events.js";
+import { cloudEventEnvelope } from "./cloud-event-envelope.js";
 import { parseWebhookEvent } from "./parse-webhook-event.js";
 import type { RawBody } from "./raw-body.js";
 import { verifyParleySignature } from "./verify-parley-signature.js";
@@ -84,7 +85,9 @@ export function verifyAndParseWebhook(input: WebhookRequestInput): WebhookVerifi
     return reject(401, "invalid_signature", signatureProblem(input.signature));
   }
   try {
-    return { ok: true, event: parseWebhookEvent(input.rawBody) };
+    // A CloudEvent (payloadFormat cloudevents or cloudevents-binary) carries the same event.
+    const envelope = cloudEventEnvelope(input.rawBody, input.headers) ?? input.rawBody;
+    return { ok: true, event: parseWebhookEvent(envelope) };
   } catch (error) {
     if (!(error instanceof WebhookPayloadError)) throw error;
     return reject(

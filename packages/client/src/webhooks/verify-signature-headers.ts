@@ -117,7 +117,8 @@ export const verifyWebhook = verifySignatureHeaders;
 /** @deprecated use VerifySignatureHeadersOptions */
 export type VerifyWebhookOptions = VerifySignatureHeadersOptions;
 
-function headerValue(headers: WebhookHeaders, name: string): string | undefined {
+/** One header of a request, whatever shape its headers come in; undefined when absent or repeated. */
+export function headerValue(headers: WebhookHeaders, name: string): string | undefined {
   if (typeof (headers as Headers).get === "function") {
     return (headers as Headers).get(name) ?? undefined;
   }

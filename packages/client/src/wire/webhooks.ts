@@ -30,6 +30,13 @@ export const HeldLaneSchema = Type.Object(
   { additionalProperties: false },
 );
 export type HeldLane = Static<typeof HeldLaneSchema>;
+export const PAYLOAD_FORMATS = ["parley", "cloudevents", "cloudevents-binary"] as const;
+/**
+ * parley: Parley's envelope (default); cloudevents: CloudEvents 1.0 structured mode
+ * (application/cloudevents+json); cloudevents-binary: the event's data as the body, its
+ * attributes as ce-* headers.
+ */
+export type PayloadFormat = (typeof PAYLOAD_FORMATS)[number];
 
 const Headers = (description: string) =>
   Type.Unsafe<Record<string, string>>({
@@ -73,6 +80,8 @@ export const WebhookSchema = Type.Object(
     createdAt: Timestamp(),
     updatedAt: Timestamp(),
     signatureScheme: StringEnum(SIGNATURE_SCHEMES),
+    payloadFormat: StringEnum(PAYLOAD_FORMATS),
+    traceContext: Type.Boolean(),
     roomIds: Type.Unsafe<number[] | null>({ type: ["array", "null"], items: { type: "integer" } }),
     /** Extra request headers, values masked but for their last 4 characters. */
     headers: Headers("Extra request headers, values masked but for their last 4 characters."),
@@ -126,6 +135,20 @@ const endpointFields = {
     StringEnum(SIGNATURE_SCHEMES, {
       description:
         "parley (default): X-Webhook-Signature-256 only; standard-webhooks: webhook-id, webhook-timestamp and webhook-signature only; both.",
+    }),
+  ),
+  /** Default "parley". */
+  payloadFormat: Type.Optional(
+    StringEnum(PAYLOAD_FORMATS, {
+      description:
+        "parley (default): Parley's envelope; cloudevents: CloudEvents 1.0 structured mode (application/cloudevents+json); cloudevents-binary: the event's data as the body and its attributes as ce-* headers. Every signature scheme signs the body as sent.",
+    }),
+  ),
+  /** Default false. */
+  traceContext: Type.Optional(
+    Type.Boolean({
+      description:
+        "Default false. When true, each attempt carries a W3C traceparent (and tracestate) continuing the trace of the request that caused the event.",
     }),
   ),
   /** null (default): every room; else only events of these rooms (events without a roomId pass). */
@@ -350,6 +373,25 @@ export const EventTypeSchema = Type.Object(
       additionalProperties: true,
       description: "A complete envelope {event, timestamp, webhookId, data}.",
     }),
+    /** The same event as the CloudEvents payload formats send it. */
+    samples: Type.Object(
+      {
+        cloudevents: Type.Record(Type.String(), Type.Unknown(), {
+          description: "payloadFormat cloudevents: the body (application/cloudevents+json).",
+        }),
+        cloudeventsBinary: Type.Object(
+          {
+            headers: Type.Record(Type.String(), Type.String()),
+            body: Type.Unknown(),
+          },
+          {
+            description:
+              "payloadFormat cloudevents-binary: the ce-* headers and the body (the data).",
+          },
+        ),
+      },
+      { additionalProperties: false },
+    ),
   },
   { additionalProperties: false },
 );

@@ -23,7 +23,7 @@ export interface WebhooksListenOptions {
    * default). `standard-webhooks` alone never falls back to the timestamp-less parley header.
    */
   scheme?: string;
-  /** One JSON object per line: `{receivedAt, verified, event?, reason?, forwarded?}`. */
+  /** One JSON object per line: `{receivedAt, verified, event?, format?, traceId?, reason?, forwarded?}`. */
   json?: boolean;
 }
 
@@ -66,15 +66,26 @@ export async function webhooksListen(io: CliIo, options: WebhooksListenOptions):
       ...(schemes === undefined ? {} : { schemes }),
       async onEvent(event, { req, rawBody }) {
         const receivedAt = new Date().toISOString();
-        const line = `${receivedAt}  ✓ ${event.event}  webhook ${event.webhookId}  ${describeData(event)}`;
+        const { format, traceId } = transportOf(req.headers);
+        const line =
+          `${receivedAt}  ✓ ${event.event}  webhook ${event.webhookId}  ${describeData(event)}` +
+          (format === "parley" ? "" : `  (${format})`) +
+          (traceId === undefined ? "" : `  trace ${traceId}`);
+        const described = {
+          receivedAt,
+          verified: true,
+          event,
+          format,
+          ...(traceId ? { traceId } : {}),
+        };
         if (forwardTo === undefined) {
-          io.out(options.json ? JSON.stringify({ receivedAt, verified: true, event }) : line);
+          io.out(options.json ? JSON.stringify(described) : line);
           return undefined;
         }
         const reply = await forward(forwardTo, req.headers, rawBody);
         io.out(
           options.json
-            ? JSON.stringify({ receivedAt, verified: true, event, forwarded: reply.summary })
+            ? JSON.stringify({ ...described, forwarded: reply.summary })
             : `${line}  -> ${reply.summary}`,
         );
         return reply.reply;
@@ -152,6 +163,25 @@ function secretChecked<T>(make: () => T): T {
     if (error instanceof WebhookSecretError) throw new CliError(`--secret: ${error.message}`);
     throw error;
   }
+}
+
+/**
+ * How a delivery came: its payload format (CloudEvents structured or binary mode, or Parley's
+ * envelope) and the trace id of its `traceparent`, when the endpoint sends trace context.
+ */
+function transportOf(headers: http.IncomingHttpHeaders): {
+  format: "parley" | "cloudevents" | "cloudevents-binary";
+  traceId: string | undefined;
+} {
+  const format = headers["ce-specversion"]
+    ? "cloudevents-binary"
+    : (headers["content-type"] ?? "").startsWith("application/cloudevents+json")
+      ? "cloudevents"
+      : "parley";
+  const traceparent = headers.traceparent;
+  const traceId =
+    typeof traceparent === "string" ? /^00-([0-9a-f]{32})-/.exec(traceparent)?.[1] : undefined;
+  return { format, traceId };
 }
 
 /** The event's data as `key=value` pairs: ids, names and times (payloads carry no content). */

@@ -174,9 +174,13 @@ export interface WebhooksTable {
   circuit_changed_at: number | null;
   /** Migration 020: "none", "room" or "endpoint" (docs/webhooks.md, "Ordered delivery"). */
   ordering: Generated<Ordering>;
+  /** Migration 021: the body's format and whether attempts carry a traceparent. */
+  payload_format: Generated<PayloadFormat>;
+  trace_context: Generated<Flag>;
 }
 
 export type Ordering = "none" | "room" | "endpoint";
+export type PayloadFormat = "parley" | "cloudevents" | "cloudevents-binary";
 export type Circuit = "closed" | "open" | "half-open";
 export type SignatureScheme = "parley" | "standard-webhooks" | "both";
 export type DisabledReason = "manual" | "auto_failing" | "gone";
@@ -210,6 +214,9 @@ export interface WebhookDeliveriesTable {
    * id ("room"; 0 for an event without a room) or 0 ("endpoint"). See lanes.ts.
    */
   lane: ColumnType<number | null, number | null | undefined, number | null>;
+  /** Migration 021: the W3C traceparent / tracestate of the request that caused the event. */
+  trace_parent: ColumnType<string | null, string | null | undefined, string | null>;
+  trace_state: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface WebhookAttemptsTable {

@@ -8,6 +8,7 @@ import {
   type Outbox,
   type SingleDelivery,
 } from "../events/outbox.js";
+import { currentTrace, type RequestTrace } from "../tracing/request-trace.js";
 import { TransactionBatcher } from "./batched-transactions.js";
 import type { DialectName } from "./dialect.js";
 import type { DatabaseConnection } from "./open-database.js";
@@ -145,28 +146,32 @@ export function withUnitOfWork(
     pgPool: connection.pgPool,
     close: () => connection.close(),
     async transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
-      const unit = new Unit(outbox);
+      const unit = new Unit(outbox, currentTrace());
       const result = await run((trx) => work(unit.over(trx)));
       unit.announceTo(announce);
       return result;
     },
     async joined<T>(work: (join: (trx: Transaction<Database>) => Tx) => Promise<T>): Promise<T> {
-      const unit = new Unit(outbox);
+      const unit = new Unit(outbox, currentTrace());
       const result = await work((trx) => unit.over(trx));
       unit.announceTo(announce);
       return result;
     },
     async statement<Row, T>(unit: StatementUnit<Row, T>): Promise<T> {
       if (!statements) throw new Error("single-statement units of work need PostgreSQL");
-      const single = () => statementOf(unit, outbox, names);
+      // Read here, in the caller's context: the batcher may build the statement in another's.
+      const trace = currentTrace();
+      const single = () => statementOf(unit, outbox, names, trace);
       const combined: UnitForm | undefined = unit.combined && {
         key: `${unit.name}/${unit.emit?.event ?? ""}`,
         unit: unit as StatementUnit<unknown, unknown>,
+        trace,
         combine: (forms) =>
           combinedStatementOf(
             forms.map((form) => (form as UnitForm).unit),
             outbox,
             names,
+            forms.map((form) => (form as UnitForm).trace),
           ),
       };
       const { rows } = await statements.run(combined ? single : single(), combined);
@@ -189,18 +194,22 @@ class Unit {
   private queued = 0;
   private readonly emitted: CommittedEvent[] = [];
 
-  constructor(private readonly outbox: Outbox) {}
+  /** `trace`: the request's, read when the unit starts (its callback may run in a batch's context). */
+  constructor(
+    private readonly outbox: Outbox,
+    private readonly trace: RequestTrace | undefined,
+  ) {}
 
   /** The unit's `Tx` over the transaction `trx`. */
   over(trx: Transaction<Database>): Tx {
     return {
       db: trx,
       emit: async (event, data) => {
-        this.queued += await this.outbox.fanOut(trx, event, data);
+        this.queued += await this.outbox.fanOut(trx, event, data, this.trace);
         this.emitted.push({ event, data });
       },
       enqueue: async (delivery) => {
-        const id = await this.outbox.enqueue(trx, delivery);
+        const id = await this.outbox.enqueue(trx, delivery, this.trace);
         this.queued += 1;
         return id;
       },
@@ -220,13 +229,19 @@ export function statementOf<Row, T>(
   unit: StatementUnit<Row, T>,
   outbox: Outbox,
   names: Map<string, string>,
+  trace: RequestTrace | undefined,
 ): NamedStatement {
   let text = `with ${unit.ctes}`;
   let values = unit.values;
   let extra = `0 as "queued", null::bigint as "emitted_id"`;
   if (unit.emit) {
     const { event, data } = unit.emit;
-    const emit = outbox.emitInStatement(event, data(STATEMENT_HOLE) as never, values.length + 1);
+    const emit = outbox.emitInStatement(
+      event,
+      data(STATEMENT_HOLE) as never,
+      values.length + 1,
+      trace,
+    );
     if (emit.sql) text += `,\n${emit.sql}`;
     values = [...values, ...emit.values];
     extra =
@@ -240,6 +255,7 @@ export function statementOf<Row, T>(
 /** A unit's combined form, as the batcher holds it. */
 interface UnitForm extends CombinedForm {
   unit: StatementUnit<unknown, unknown>;
+  trace: RequestTrace | undefined;
 }
 
 /**
@@ -252,6 +268,7 @@ export function combinedStatementOf(
   units: ReadonlyArray<StatementUnit<unknown, unknown>>,
   outbox: Outbox,
   names: Map<string, string>,
+  traces: ReadonlyArray<RequestTrace | undefined>,
 ): NamedStatement {
   const first = units[0]!;
   const form = first.combined!;
@@ -266,7 +283,7 @@ export function combinedStatementOf(
   if (first.emit) {
     const event = first.emit.event;
     const datas = units.map((unit) => unit.emit!.data(STATEMENT_HOLE));
-    const emit = outbox.emitInBatchStatement(event, datas as never, values.length + 1);
+    const emit = outbox.emitInBatchStatement(event, datas as never, values.length + 1, traces);
     if (emit.sql) text += `,\n${emit.sql}`;
     values = [...values, ...emit.values];
     extra =

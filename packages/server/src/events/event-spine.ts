@@ -1,4 +1,5 @@
 import { CompiledQuery, sql, type Kysely, type Transaction } from "kysely";
+import type { RequestTrace } from "../tracing/request-trace.js";
 import { isEmbedded, sqlSpelling, type DialectName } from "../db/dialect.js";
 import type { Database } from "../db/schema.js";
 import {
@@ -123,6 +124,7 @@ export class EventSpine implements Outbox {
     trx: Transaction<Database>,
     event: E,
     data: EventDataMap[E],
+    trace: RequestTrace | undefined,
   ): Promise<number> {
     for (const hook of this.inTransactionHooks) {
       const notification = hook(event, data);
@@ -145,6 +147,8 @@ export class EventSpine implements Outbox {
       eventIdPrefix: `evt_${newEventIdPrefix(now)}`,
       roomId: idField(data, "roomId"),
       messageId: idField(data, "messageId"),
+      traceParent: trace?.traceParent ?? null,
+      traceState: trace?.traceState ?? null,
     });
   }
 
@@ -160,9 +164,10 @@ export class EventSpine implements Outbox {
     event: E,
     data: EventDataMap[E],
     firstParam: number,
+    trace: RequestTrace | undefined,
   ): StatementEmit {
     const values: unknown[] = [];
-    const built = this.emitCtes(event, data, `"emitting" e`, (value, type) => {
+    const built = this.emitCtes(event, data, trace, `"emitting" e`, (value, type) => {
       values.push(value);
       return `$${firstParam + values.length - 1}::${type}`;
     });
@@ -181,16 +186,18 @@ export class EventSpine implements Outbox {
     event: E,
     datas: ReadonlyArray<EventDataMap[E]>,
     firstParam: number,
+    traces: ReadonlyArray<RequestTrace | undefined>,
   ): StatementEmit {
     let built: Omit<StatementEmit, "values"> | undefined;
     let types: string[] = [];
     let columns: unknown[][] = [];
-    for (const data of datas) {
+    for (const [k, data] of datas.entries()) {
       const row: unknown[] = [];
       const rowTypes: string[] = [];
       const rowBuilt = this.emitCtes(
         event,
         data,
+        traces[k],
         `"emitting" e join "parley_emit_input" x on x."ord" = e."ord"`,
         (value, type) => {
           row.push(value);
@@ -232,6 +239,7 @@ export class EventSpine implements Outbox {
   private emitCtes<E extends EventName>(
     event: E,
     data: EventDataMap[E],
+    trace: RequestTrace | undefined,
     rows: string,
     param: (value: unknown, type: string) => string,
     order = "",
@@ -276,6 +284,8 @@ export class EventSpine implements Outbox {
           messageId: idOrHole(idField(data, "messageId")),
           at,
           eventIdPrefix: param(`evt_${newEventIdPrefix(now)}`, "text"),
+          traceParent: param(trace?.traceParent ?? null, "text"),
+          traceState: param(trace?.traceState ?? null, "text"),
         },
         EVENT_AUDIENCE[event].outbound,
       );
@@ -290,7 +300,11 @@ export class EventSpine implements Outbox {
   }
 
   /** Queues one delivery to one endpoint (the test event, a redelivery) regardless of subscriptions. */
-  async enqueue(trx: Transaction<Database>, delivery: SingleDelivery): Promise<number> {
+  async enqueue(
+    trx: Transaction<Database>,
+    delivery: SingleDelivery,
+    trace: RequestTrace | undefined,
+  ): Promise<number> {
     const now = delivery.enqueuedAt ?? this.now();
     const row = await trx
       .insertInto("webhook_deliveries")
@@ -304,6 +318,7 @@ export class EventSpine implements Outbox {
         lane: sql<number | null>`(select ${sql.raw(laneOf(`w."ordering"`, `r."room_id"`))}
           from "webhooks" w, (select cast(${delivery.roomId ?? null} as bigint) as "room_id") r
           where w."id" = ${delivery.webhookId})`,
+        ...traceColumns(delivery.trace === undefined ? trace : delivery.trace),
       })
       .returning("id")
       .executeTakeFirstOrThrow();
@@ -389,4 +404,12 @@ function deliveryRow(webhookId: number, event: string, body: string, now: number
     created_at: now,
     updated_at: now,
   };
+}
+
+/** The trace columns of a delivery row. */
+function traceColumns(trace: RequestTrace | null | undefined): {
+  trace_parent: string | null;
+  trace_state: string | null;
+} {
+  return { trace_parent: trace?.traceParent ?? null, trace_state: trace?.traceState ?? null };
 }

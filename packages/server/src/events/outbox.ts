@@ -1,5 +1,6 @@
 import type { Transaction } from "kysely";
 import type { Database } from "../db/schema.js";
+import type { RequestTrace } from "../tracing/request-trace.js";
 import type { DeliverableEvent, EventDataMap, EventName } from "./event-catalogue.js";
 
 /**
@@ -28,6 +29,11 @@ export interface SingleDelivery {
   /** Copied from the original delivery, for the delivery search. */
   roomId?: number | null;
   messageId?: number | null;
+  /**
+   * The trace its attempts continue: a redelivery or recovery keeps the original's. Default: the
+   * trace of the request whose unit of work queues it.
+   */
+  trace?: RequestTrace | null;
 }
 
 /** An event whose transaction committed. */
@@ -59,9 +65,14 @@ export interface Outbox {
     trx: Transaction<Database>,
     event: E,
     data: EventDataMap[E],
+    trace: RequestTrace | undefined,
   ): Promise<number>;
   /** Queues one delivery to one endpoint; answers its id. */
-  enqueue(trx: Transaction<Database>, delivery: SingleDelivery): Promise<number>;
+  enqueue(
+    trx: Transaction<Database>,
+    delivery: SingleDelivery,
+    trace: RequestTrace | undefined,
+  ): Promise<number>;
   /**
    * The same fan-out and in-transaction notifications as CTEs of one PostgreSQL statement, for
    * each row of the statement's CTE named "emitting" (its column "id" is the value `data` holds as
@@ -71,12 +82,17 @@ export interface Outbox {
     event: E,
     data: EventDataMap[E],
     firstParam: number,
+    trace: RequestTrace | undefined,
   ): StatementEmit;
-  /** The same for a statement that runs several units at once (one event's data per unit). */
+  /**
+   * The same for a statement that runs several units at once (one event's data and trace per
+   * unit).
+   */
   emitInBatchStatement<E extends EventName>(
     event: E,
     datas: ReadonlyArray<EventDataMap[E]>,
     firstParam: number,
+    traces: ReadonlyArray<RequestTrace | undefined>,
   ): StatementEmit;
 }
 

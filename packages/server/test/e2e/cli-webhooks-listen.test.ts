@@ -311,6 +311,47 @@ describe("parley webhooks listen", () => {
     expect(err).toBe("parley: --secret is required (or set PARLEY_WEBHOOK_SECRET)\n");
   }, 60_000);
 
+  it("verifies and prints CloudEvents deliveries in both modes, with the trace id they carry", async () => {
+    const listener = await listen(["--json"]);
+    const { data: room } = await c.admin("POST /api/rooms", { name: "cloud-listened" });
+    const traceId = "0af7651916cd43dd8448eb211c80319c";
+    for (const payloadFormat of ["cloudevents", "cloudevents-binary"] as const) {
+      const { data: webhook } = await c.admin("POST /api/admin/webhooks", {
+        data: {
+          name: payloadFormat,
+          url: listener.url,
+          secret: SECRET,
+          events: ["MESSAGE_CREATED"],
+          payloadFormat,
+          traceContext: true,
+        },
+      });
+      const posted = await fetch(`${c.baseUrl}/api/rooms/${room.id}/messages`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${c.t.admin.token}`,
+          "content-type": "application/json",
+          traceparent: `00-${traceId}-b7ad6b7169203331-01`,
+        },
+        body: JSON.stringify({ content: `via ${payloadFormat}` }),
+      });
+      expect(posted.status).toBe(201);
+      const { id: messageId } = (await posted.json()) as { id: number };
+      const line = await listener.line(new RegExp(`"format":"${payloadFormat}"`));
+      expect(JSON.parse(line)).toMatchObject({
+        verified: true,
+        format: payloadFormat,
+        traceId,
+        event: {
+          event: "MESSAGE_CREATED",
+          webhookId: webhook.id,
+          data: { roomId: room.id, messageId },
+        },
+      });
+      await c.admin("DELETE /api/admin/webhooks/{id}", { id: webhook.id });
+    }
+  });
+
   it("prints one JSON object per delivery with --json, stdout holding nothing else", async () => {
     const listener = await listen(["--json"]);
     const webhook = await webhookTo(listener.url);

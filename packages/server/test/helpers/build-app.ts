@@ -1,7 +1,11 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { createAppContext, type AppContext } from "../../src/app-context.js";
+import {
+  createAppContext,
+  type AppContext,
+  type CreateAppContextOptions,
+} from "../../src/app-context.js";
 import { buildApp, type BuildAppOptions, type ParleyApp } from "../../src/app.js";
 import { startRealtimeWork } from "../../src/background-work.js";
 import { loadConfig, type ConfigOverrides } from "../../src/config/load-config.js";
@@ -39,6 +43,7 @@ export async function createTestApp(
   dialect: TestDialect = SQLITE,
   overrides: ConfigOverrides = {},
   appOptions: Omit<BuildAppOptions, "logger"> = {},
+  contextOptions: Pick<CreateAppContextOptions, "tracing"> = {},
 ): Promise<TestApp> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "parley-test-"));
   const testDb = await dialect.open();
@@ -54,7 +59,7 @@ export async function createTestApp(
       ...overrides,
     },
   );
-  const ctx = await createAppContext(config, { database: testDb.database });
+  const ctx = await createAppContext(config, { database: testDb.database, ...contextOptions });
   const app = await buildApp(ctx, { ...appOptions, logger: false });
   await app.ready();
   // As the server does, minus the dispatcher (tests that deliver start it: startDeliveryWork).

@@ -16,6 +16,7 @@ import { messageFiles } from "./016-message-files.js";
 import { messageSearch } from "./017-message-search.js";
 import { inboundFromTheWorld } from "./018-inbound-from-the-world.js";
 import { orderedLanes } from "./020-ordered-lanes.js";
+import { deliveryFormatAndTrace } from "./021-delivery-format-and-trace.js";
 
 /** Every migration, in order. Names sort; never rename or edit one that has shipped. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -36,4 +37,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "017-message-search": messageSearch,
   "018-inbound-from-the-world": inboundFromTheWorld,
   "020-ordered-lanes": orderedLanes,
+  "021-delivery-format-and-trace": deliveryFormatAndTrace,
 };

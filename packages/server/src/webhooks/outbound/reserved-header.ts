@@ -1,5 +1,5 @@
-/** Headers Parley sets itself. */
-const PARLEY_HEADERS = new Set(["content-type", "user-agent"]);
+/** Headers Parley sets itself (W3C trace context: `traceContext`). */
+const PARLEY_HEADERS = new Set(["content-type", "user-agent", "traceparent", "tracestate"]);
 /**
  * Headers that belong to one HTTP hop or frame the request (RFC 9110 section 7.6.1, plus `host`,
  * `content-length` and `expect`), set by the HTTP client: sent by hand they break every attempt
@@ -19,7 +19,8 @@ const HOP_BY_HOP_HEADERS = new Set([
 ]);
 /** Credentials meant for a proxy or a browser session, never for a receiver's API. */
 const CREDENTIAL_HEADERS = new Set(["proxy-authorization", "cookie"]);
-const RESERVED_PREFIXES = ["x-webhook-", "webhook-"];
+/** Standard Webhooks' and Parley's signature headers; CloudEvents' binary-mode attributes. */
+const RESERVED_PREFIXES = ["x-webhook-", "webhook-", "ce-"];
 
 /**
  * Why an endpoint cannot have a custom header of this (lower-cased) name, or undefined when it

@@ -49,13 +49,16 @@ const values = postStatementValues(
 describe("the post statement", () => {
   it("on postgres, one post", async () => {
     const unit = postStatement(input, values, NOW);
-    const { text } = statementOf(unit, postgresSpine(), new Map());
+    const { text } = statementOf(unit, postgresSpine(), new Map(), undefined);
     await expect(`${text}\n`).toMatchFileSnapshot("__snapshots__/post-statement.postgres.sql");
   });
 
   it("on postgres, posts combined", async () => {
     const units = [postStatement(input, values, NOW), postStatement(input, values, NOW)];
-    const { text } = combinedStatementOf(units as never, postgresSpine(), new Map());
+    const { text } = combinedStatementOf(units as never, postgresSpine(), new Map(), [
+      undefined,
+      undefined,
+    ]);
     await expect(`${text}\n`).toMatchFileSnapshot(
       "__snapshots__/post-statement.postgres-combined.sql",
     );

@@ -179,8 +179,8 @@ export async function countRecoverable(
 /**
  * Recovery as one queue verb: a copy of each delivery `recoverable` picks (same body, same event
  * id), PENDING and due now, in ONE `INSERT ... SELECT` so a large recovery is a single statement
- * in the caller's transaction. The originals stay as they are (their log is history). Answers how
- * many were queued.
+ * in the caller's transaction. The originals stay as they are (their log is history); each copy
+ * keeps its original's trace. Answers how many were queued.
  */
 export async function recoverDeliveries(
   db: Kysely<Database>,
@@ -206,6 +206,8 @@ export async function recoverDeliveries(
       "room_id",
       "message_id",
       "lane",
+      "trace_parent",
+      "trace_state",
     ])
     .expression(
       recoverable(db, webhookId, filter).select([
@@ -227,6 +229,9 @@ export async function recoverDeliveries(
         // Each copy joins the end of its lane, in the order of the originals (ids ascending).
         sql<number | null>`(select ${sql.raw(laneOf(`w."ordering"`, `d."room_id"`))}
           from "webhooks" w where w."id" = d."webhook_id")`.as("lane"),
+        // A recovery continues the trace of the event it sends again.
+        "d.trace_parent",
+        "d.trace_state",
       ]),
     )
     .executeTakeFirst();

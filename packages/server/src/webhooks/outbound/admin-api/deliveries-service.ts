@@ -87,6 +87,11 @@ export async function redeliver(
       body: original.body,
       roomId: original.room_id,
       messageId: original.message_id,
+      // The attempts of a redelivery continue the trace of the event it repeats.
+      trace:
+        original.trace_parent === null
+          ? null
+          : { traceParent: original.trace_parent, traceState: original.trace_state },
       ...(original.event_id === null ? {} : { eventId: original.event_id }),
     });
   });

@@ -17,6 +17,8 @@ const PUBLIC_COLUMNS = [
   "created_at",
   "updated_at",
   "signature_scheme",
+  "payload_format",
+  "trace_context",
   "room_filter",
   "headers_ciphertext",
   "max_per_second",

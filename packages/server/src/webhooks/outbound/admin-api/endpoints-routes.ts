@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import { formatPayload } from "../delivery-engine/format-payload.js";
 import {
   CreateWebhookParamsSchema,
   EmptyBodySchema,
@@ -90,16 +91,30 @@ export const webhookEndpointsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext
       },
     },
     async () => ({
-      items: Object.entries(EVENT_TYPES).map(([name, { description, sample }]) => ({
-        name: name as keyof typeof EVENT_TYPES,
-        description,
-        sample: {
+      items: Object.entries(EVENT_TYPES).map(([name, { description, sample }]) => {
+        const envelope = JSON.stringify({
           event: name,
           timestamp: "2026-11-22T10:00:00.000Z",
           webhookId: 4,
           data: sample,
-        } as never,
-      })),
+        });
+        const sampleEventId = "evt_2VfGdcHe0Ca2sFS9jN6M4y0000000004";
+        const binary = formatPayload("cloudevents-binary", envelope, sampleEventId);
+        return {
+          name: name as keyof typeof EVENT_TYPES,
+          description,
+          sample: JSON.parse(envelope) as never,
+          samples: {
+            cloudevents: JSON.parse(
+              formatPayload("cloudevents", envelope, sampleEventId).body.toString("utf8"),
+            ) as Record<string, unknown>,
+            cloudeventsBinary: {
+              headers: { "content-type": binary.contentType, ...binary.headers },
+              body: JSON.parse(binary.body.toString("utf8")) as unknown,
+            },
+          },
+        };
+      }),
     }),
   );
 

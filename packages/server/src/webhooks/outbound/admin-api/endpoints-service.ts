@@ -3,7 +3,13 @@ import type { Kysely, Updateable } from "kysely";
 import type { AppContext } from "../../../app-context.js";
 import type { Principal } from "../../../auth/principal.js";
 import { openSecret, sealSecret } from "../../../config/secret-box.js";
-import type { Database, Ordering, SignatureScheme, WebhooksTable } from "../../../db/schema.js";
+import type {
+  Database,
+  Ordering,
+  PayloadFormat,
+  SignatureScheme,
+  WebhooksTable,
+} from "../../../db/schema.js";
 import { AppError } from "../../../errors/app-error.js";
 import { buildEnvelope } from "../../../events/build-envelope.js";
 import { eventData, WEBHOOK_TEST } from "../../../events/event-catalogue.js";
@@ -40,6 +46,8 @@ export interface CreateEndpointInput {
   events: string[];
   enabled?: boolean | undefined;
   signatureScheme?: SignatureScheme | undefined;
+  payloadFormat?: PayloadFormat | undefined;
+  traceContext?: boolean | undefined;
   roomIds?: number[] | null | undefined;
   headers?: Record<string, string> | null | undefined;
   maxDeliveriesPerSecond?: number | null | undefined;
@@ -112,6 +120,8 @@ export async function createEndpoint(
     created_at: now,
     updated_at: now,
     signature_scheme: valid.signatureScheme ?? "parley",
+    payload_format: valid.payloadFormat ?? "parley",
+    trace_context: valid.traceContext ? 1 : 0,
     event_prefixes: eventPrefixesOf(valid.events!),
     room_filter: roomFilterOf(valid.roomIds ?? null),
     headers_ciphertext: sealedHeaders(ctx, valid.headers ?? null),
@@ -181,6 +191,8 @@ export async function updateEndpoint(
     }
   }
   if (valid.signatureScheme !== undefined) changes.signature_scheme = valid.signatureScheme;
+  if (valid.payloadFormat !== undefined) changes.payload_format = valid.payloadFormat;
+  if (valid.traceContext !== undefined) changes.trace_context = valid.traceContext ? 1 : 0;
   if (valid.roomIds !== undefined) changes.room_filter = roomFilterOf(valid.roomIds);
   if (valid.headers !== undefined) changes.headers_ciphertext = sealedHeaders(ctx, valid.headers);
   if (valid.maxDeliveriesPerSecond !== undefined)

@@ -1,5 +1,5 @@
 import { AppError } from "../../../errors/app-error.js";
-import type { Ordering, SignatureScheme } from "../../../db/schema.js";
+import type { Ordering, PayloadFormat, SignatureScheme } from "../../../db/schema.js";
 import { isEventName, WEBHOOK_TEST } from "../../../events/event-catalogue.js";
 import { eventsMatching, isEventPattern } from "../../../events/event-subscriptions.js";
 import { decodeWhsecSecret, WHSEC_PREFIX } from "../decode-whsec-secret.js";
@@ -14,6 +14,8 @@ export interface EndpointInput {
   events?: string[] | undefined;
   enabled?: boolean | undefined;
   signatureScheme?: SignatureScheme | undefined;
+  payloadFormat?: PayloadFormat | undefined;
+  traceContext?: boolean | undefined;
   roomIds?: number[] | null | undefined;
   headers?: Record<string, string> | null | undefined;
   maxDeliveriesPerSecond?: number | null | undefined;
@@ -29,6 +31,8 @@ export interface ValidEndpointInput {
   events?: string[];
   enabled?: boolean;
   signatureScheme?: SignatureScheme;
+  payloadFormat?: PayloadFormat;
+  traceContext?: boolean;
   roomIds?: number[] | null;
   /** Names lower-cased; null or {} clears them. */
   headers?: Record<string, string> | null;
@@ -98,6 +102,8 @@ export function validateEndpointInput(input: EndpointInput, policy: UrlPolicy): 
 
   if (input.enabled !== undefined) valid.enabled = input.enabled;
   if (input.signatureScheme !== undefined) valid.signatureScheme = input.signatureScheme;
+  if (input.payloadFormat !== undefined) valid.payloadFormat = input.payloadFormat;
+  if (input.traceContext !== undefined) valid.traceContext = input.traceContext;
   if (input.roomIds !== undefined) valid.roomIds = validateRoomIds(input.roomIds);
   if (input.headers !== undefined) valid.headers = validateHeaders(input.headers);
   if (input.maxDeliveriesPerSecond !== undefined)

@@ -58,6 +58,8 @@ export type WebhookRow = Pick<
   | "created_at"
   | "updated_at"
   | "signature_scheme"
+  | "payload_format"
+  | "trace_context"
   | "room_filter"
   | "headers_ciphertext"
   | "max_per_second"
@@ -73,7 +75,14 @@ export type WebhookRow = Pick<
 export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
 export type DeliverySummaryRow = Omit<
   DeliveryRow,
-  "body" | "locked_until" | "locked_by" | "room_id" | "message_id" | "lane"
+  | "body"
+  | "locked_until"
+  | "locked_by"
+  | "room_id"
+  | "message_id"
+  | "lane"
+  | "trace_parent"
+  | "trace_state"
 >;
 export type AttemptRow = Selectable<WebhookAttemptsTable>;
 
@@ -99,6 +108,8 @@ export function toWebhookView(
     createdAt: isoTime(row.created_at),
     updatedAt: isoTime(row.updated_at),
     signatureScheme: row.signature_scheme,
+    payloadFormat: row.payload_format,
+    traceContext: row.trace_context === 1,
     roomIds: roomIdsOf(row.room_filter),
     headers,
     maxDeliveriesPerSecond: row.max_per_second,

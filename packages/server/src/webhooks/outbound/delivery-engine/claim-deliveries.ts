@@ -1,7 +1,12 @@
 import { sql, type Kysely } from "kysely";
 import { executeNamed } from "../../../db/compiled-query.js";
 import { byDialect, type PerDialect } from "../../../db/dialect.js";
-import type { Database, DeliveryStatus, SignatureScheme } from "../../../db/schema.js";
+import type {
+  Database,
+  DeliveryStatus,
+  PayloadFormat,
+  SignatureScheme,
+} from "../../../db/schema.js";
 
 /** A delivery this worker now holds under a lease, with what is needed to send it. */
 export interface ClaimedDelivery {
@@ -19,6 +24,13 @@ export interface ClaimedDelivery {
   event_id: string | null;
   signature_scheme: SignatureScheme;
   headers_ciphertext: string | null;
+  /** The endpoint's body format at claim time (migration 021). */
+  payload_format: PayloadFormat;
+  /** 1: the attempt carries a traceparent continuing `trace_parent`. */
+  trace_context: number;
+  /** The trace of the request that caused the event; null outside a request or before 021. */
+  trace_parent: string | null;
+  trace_state: string | null;
   /** The old secret while a rotation overlap lasts; null once it has expired. */
   previous_secret_ciphertext: string | null;
   /**
@@ -283,10 +295,13 @@ async function claimOnSqlite(db: Kysely<Database>, input: ClaimInput): Promise<C
           next_attempt_at)
       WHERE id IN (SELECT id FROM chosen)
       RETURNING id, webhook_id, event, body, status, attempts, event_id, lane, next_attempt_at AS send_at,
+        trace_parent, trace_state,
         (SELECT w.url FROM webhooks w WHERE w.id = webhook_deliveries.webhook_id) AS url,
         (SELECT w.secret_ciphertext FROM webhooks w WHERE w.id = webhook_deliveries.webhook_id) AS secret_ciphertext,
         (SELECT w.signature_scheme FROM webhooks w WHERE w.id = webhook_deliveries.webhook_id) AS signature_scheme,
         (SELECT w.headers_ciphertext FROM webhooks w WHERE w.id = webhook_deliveries.webhook_id) AS headers_ciphertext,
+        (SELECT w.payload_format FROM webhooks w WHERE w.id = webhook_deliveries.webhook_id) AS payload_format,
+        (SELECT w.trace_context FROM webhooks w WHERE w.id = webhook_deliveries.webhook_id) AS trace_context,
         (SELECT CASE WHEN w.previous_secret_expires_at > ${now} THEN w.previous_secret_ciphertext END
           FROM webhooks w WHERE w.id = webhook_deliveries.webhook_id) AS previous_secret_ciphertext,
         (SELECT CASE WHEN w.enabled = 1 THEN w.max_per_second END
@@ -466,7 +481,8 @@ const PG_CLAIM = `
   FROM chosen, webhooks w, unflushed
   WHERE d.id = chosen.id AND w.id = d.webhook_id
   RETURNING d.id, d.webhook_id, d.event, d.body, d.status, d.attempts, d.event_id, d.lane, w.url,
-    w.secret_ciphertext, w.signature_scheme, w.headers_ciphertext,
+    w.secret_ciphertext, w.signature_scheme, w.headers_ciphertext, w.payload_format,
+    w.trace_context, d.trace_parent, d.trace_state,
     CASE WHEN w.previous_secret_expires_at > $1::bigint THEN w.previous_secret_ciphertext END
       AS previous_secret_ciphertext,
     CASE WHEN chosen.rate IS NULL THEN NULL ELSE d.next_attempt_at END AS send_at

@@ -110,6 +110,7 @@ export function createDispatcher(
       : {}),
     metrics,
     log,
+    tracer: ctx.tracing?.tracer,
     now: ctx.now,
     checkInvariants: Boolean(process.env.VITEST) || process.env.PARLEY_DEBUG_INVARIANTS === "1",
   });

@@ -25,6 +25,9 @@ import type { RetryPolicy } from "./backoff-schedule.js";
 import { signPayload } from "./sign-payload.js";
 import { signStandardWebhook, SigningKeyError } from "./sign-standard-webhook.js";
 import { whyHeaderIsReserved } from "../reserved-header.js";
+import type { Tracer } from "@opentelemetry/api";
+import { startDeliverSpan, type DeliverSpan } from "../../../tracing/deliver-span.js";
+import { formatPayload } from "./format-payload.js";
 
 export interface Dispatcher {
   /** Starts claiming: wake-ups, LISTEN (PostgreSQL), retry timer, sweep. */
@@ -77,6 +80,8 @@ export interface DispatcherDeps {
   /** An endpoint's circuit changed (after the dispatcher stored it). */
   onCircuitChange?(change: CircuitChange): void;
   now(): number;
+  /** Makes each attempt's `webhook.deliver` span, when OpenTelemetry exports (tracing/). */
+  tracer?: Tracer | undefined;
   /** The sender's User-Agent, for the attempt log. Default Parley-Webhooks/1.0. */
   userAgent?: string;
   /** Check the state's invariants after every change and throw when one breaks (tests). */
@@ -95,6 +100,7 @@ export function leaseFor(timeoutMs: number): number {
 interface SignedRequest {
   url: string;
   body: Buffer;
+  contentType: string;
   signature: string | undefined;
   headers: Record<string, string>;
   logged: Record<string, string>;
@@ -124,6 +130,11 @@ export function circuitTimingFor(
     Math.min(CIRCUIT_DEFAULTS.maxCooldownMs, backoffMaxMs),
   );
   return { cooldownMs, maxCooldownMs };
+}
+
+/** The event id of a delivery: the row's, or one made from its id for rows inserted by hand. */
+function eventIdOf(row: ClaimedDelivery): string {
+  return row.event_id ?? `evt_${String(row.id).padStart(26, "0")}`;
 }
 
 /** Most attempts recorded in one transaction. */
@@ -443,9 +454,21 @@ export class DeliveryDispatcher implements Dispatcher {
     sent: boolean;
   }> {
     let request: SignedRequest;
+    // The attempt's place in its event's trace (its webhook.deliver span when exported).
+    const span = startDeliverSpan(this.deps.tracer, {
+      deliveryId: row.id,
+      webhookId: row.webhook_id,
+      eventId: eventIdOf(row),
+      event: row.event,
+      attempt: row.attempts + 1,
+      url: row.url,
+      traceParent: row.trace_parent,
+      traceState: row.trace_state,
+    });
     try {
-      request = this.signedRequest(row);
+      request = this.signedRequest(row, span);
     } catch (error) {
+      span.end(null, "not sent");
       return {
         sent: false,
         outcome: {
@@ -462,6 +485,7 @@ export class DeliveryDispatcher implements Dispatcher {
       };
     }
     const outcome = await this.deps.sender.send(request);
+    span.end(outcome.responseStatus, outcome.ok ? null : outcome.error);
     return { outcome, requestHeaders: request.logged, sent: true };
   }
 
@@ -472,15 +496,20 @@ export class DeliveryDispatcher implements Dispatcher {
    * entry per secret during a rotation overlap), then the endpoint's own headers. `logged` is
    * what the attempt log keeps: every header sent, custom values masked.
    */
-  private signedRequest(row: ClaimedDelivery): SignedRequest {
+  private signedRequest(row: ClaimedDelivery, span: DeliverSpan): SignedRequest {
     const secret = this.secretOf(row.secret_ciphertext);
-    const body = Buffer.from(row.body, "utf8");
+    const payload = formatPayload(row.payload_format, row.body, eventIdOf(row));
+    const body = payload.body;
     const scheme = row.signature_scheme;
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string> = { ...payload.headers };
+    if (row.trace_context === 1) {
+      headers.traceparent = span.traceParent;
+      if (span.traceState !== null) headers.tracestate = span.traceState;
+    }
     let signature: string | undefined;
     if (scheme !== "standard-webhooks") signature = signPayload(secret, body);
     if (scheme !== "parley") {
-      const id = row.event_id ?? `evt_${String(row.id).padStart(26, "0")}`;
+      const id = eventIdOf(row);
       const timestamp = Math.floor(this.deps.now() / 1000);
       const signatures = [signStandardWebhook(secret, id, timestamp, body)];
       if (row.previous_secret_ciphertext !== null) {
@@ -492,7 +521,7 @@ export class DeliveryDispatcher implements Dispatcher {
       headers["webhook-signature"] = signatures.join(" ");
     }
     const logged: Record<string, string> = {
-      "content-type": "application/json",
+      "content-type": payload.contentType,
       "user-agent": this.deps.userAgent ?? "Parley-Webhooks/1.0",
       ...(signature === undefined ? {} : { "x-webhook-signature-256": signature }),
       ...headers,
@@ -506,7 +535,7 @@ export class DeliveryDispatcher implements Dispatcher {
         logged[name] = maskHeaderValue(value);
       }
     }
-    return { url: row.url, body, signature, headers, logged };
+    return { url: row.url, body, contentType: payload.contentType, signature, headers, logged };
   }
 
   private secretOf(ciphertext: string): string {

@@ -38,11 +38,14 @@ export interface FanOutInputs {
   at: string;
   /** The event id's prefix, followed by the endpoint id. */
   eventIdPrefix: string;
+  /** The trace of the request that caused the event (its traceparent and tracestate), or null. */
+  traceParent: string;
+  traceState: string;
 }
 
 export const FAN_OUT_COLUMNS = `"webhook_id", "event", "body", "status", "attempts", "next_attempt_at",
   "locked_until", "locked_by", "last_response_status", "created_at", "updated_at", "event_id",
-  "room_id", "message_id", "lane"`;
+  "room_id", "message_id", "lane", "trace_parent", "trace_state"`;
 
 /** The endpoints (`w`, a row of "webhooks") that hear the event: the rule, written once. */
 export function subscribedEndpoints(
@@ -74,7 +77,8 @@ export function queueDeliveriesSql(
   return `insert into "webhook_deliveries" (${FAN_OUT_COLUMNS})
   select w."id", ${input.event}, ${body}, 'PENDING', 0, ${input.at}, null, null, null, ${input.at}, ${input.at},
     ${input.eventIdPrefix} || ${spelling.zeroPadded(`w."id"`, 10)}, ${input.roomId}, ${input.messageId},
-    ${laneOf(`w."ordering"`, input.roomId)}
+    ${laneOf(`w."ordering"`, input.roomId)},
+    ${input.traceParent}, ${input.traceState}
   from ${from}
   where ${subscribedEndpoints(spelling, input, audience)}`;
 }
@@ -89,6 +93,8 @@ export interface FanOutValues {
   eventIdPrefix: string;
   roomId: number | null;
   messageId: number | null;
+  traceParent: string | null;
+  traceState: string | null;
 }
 
 type Value = keyof FanOutValues | "quoted" | "roomKey";
@@ -102,6 +108,8 @@ const TYPES: Record<Value, string> = {
   messageId: "bigint",
   quoted: "text",
   roomKey: "text",
+  traceParent: "text",
+  traceState: "text",
 };
 
 interface Prepared {
@@ -133,6 +141,8 @@ export function preparedFor(dialect: DialectName, audience: EventAudience["outbo
       messageId: marker("messageId"),
       at: marker("at"),
       eventIdPrefix: marker("eventIdPrefix"),
+      traceParent: marker("traceParent"),
+      traceState: marker("traceState"),
     },
     audience,
   );

@@ -56,6 +56,8 @@ export interface SendRequest {
   body: Uint8Array;
   /** `X-Webhook-Signature-256`, when the endpoint's scheme includes it. */
   signature?: string | undefined;
+  /** Default application/json (CloudEvents' structured mode: application/cloudevents+json). */
+  contentType?: string | undefined;
   /** Further headers: Standard Webhooks' and the endpoint's own, names lower-case. */
   headers?: Readonly<Record<string, string>> | undefined;
 }
@@ -160,7 +162,7 @@ export function createWebhookSender(options: SenderOptions): WebhookSender {
         // cannot override the fixed ones: the admin API refuses their names.
         headers: {
           ...delivery.headers,
-          "content-type": "application/json",
+          "content-type": delivery.contentType ?? "application/json",
           "user-agent": userAgent,
           ...(delivery.signature === undefined
             ? {}

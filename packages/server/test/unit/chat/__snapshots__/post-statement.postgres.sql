@@ -20,10 +20,11 @@ with "room" as (select "deleted_at" from "rooms" where "id" = $1::bigint),
 "parley_deliveries" as (
   insert into "webhook_deliveries" ("webhook_id", "event", "body", "status", "attempts", "next_attempt_at",
   "locked_until", "locked_by", "last_response_status", "created_at", "updated_at", "event_id",
-  "room_id", "message_id", "lane")
+  "room_id", "message_id", "lane", "trace_parent", "trace_state")
   select w."id", $19::varchar, $16::text || w."id"::text || $17::text || e."id"::text || $18::text, 'PENDING', 0, $15::bigint, null, null, null, $15::bigint, $15::bigint,
     $22::text || lpad(w."id"::text, 10, '0'), $21::bigint, e."id",
-    case w."ordering" when 'room' then coalesce($21::bigint, 0) when 'endpoint' then 0 end
+    case w."ordering" when 'room' then coalesce($21::bigint, 0) when 'endpoint' then 0 end,
+    $23::text, $24::text
   from "emitting" e cross join "webhooks" w
   where w."enabled" = 1
     and (strpos(w."events", $20::text) > 0 or (w."event_prefixes" is not null and exists (

@@ -34,11 +34,15 @@ describeEachDialect("outbound webhook endpoints on $name", (dialect) => {
       "events",
       "headers",
       "health",
+      "heldLanes",
       "id",
       "maxDeliveriesPerSecond",
       "name",
+      "ordering",
+      "payloadFormat",
       "roomIds",
       "signatureScheme",
+      "traceContext",
       "updatedAt",
       "url",
     ]);
@@ -47,6 +51,8 @@ describeEachDialect("outbound webhook endpoints on $name", (dialect) => {
       url: "https://hooks.example.com/parley",
       events: ["MESSAGE_CREATED", "ROOM_CREATED"],
       enabled: true,
+      payloadFormat: "parley",
+      traceContext: false,
     });
     expect(body.id).toEqual(expect.any(Number));
     expect(body.createdAt).toMatch(ISO_MS);

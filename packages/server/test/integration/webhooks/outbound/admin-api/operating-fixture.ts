@@ -22,8 +22,9 @@ export interface OperatingApp extends DeliveryApp {
 export async function startOperatingApp(
   dialect: TestDialect,
   overrides: ConfigOverrides = {},
+  options: Parameters<typeof startDeliveryApp>[2] = {},
 ): Promise<OperatingApp> {
-  const d = await startDeliveryApp(dialect, overrides);
+  const d = await startDeliveryApp(dialect, overrides, options);
   const api: OperatingApp["api"] = (method, url, payload) =>
     d.t.app.inject({
       method,

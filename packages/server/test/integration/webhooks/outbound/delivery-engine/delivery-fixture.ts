@@ -1,4 +1,5 @@
 import crypto from "node:crypto";
+import type { Tracing } from "../../../../../src/tracing/open-telemetry.js";
 import type { LookupFunction } from "node:net";
 import type { ConfigOverrides } from "../../../../../src/config/load-config.js";
 import type { EventDataMap, EventName } from "../../../../../src/events/event-catalogue.js";
@@ -154,9 +155,20 @@ function selectAttempts(t: TestApp, deliveryId: number) {
 export async function startDeliveryApp(
   dialect: TestDialect,
   overrides: ConfigOverrides = {},
-  options: { start?: boolean; log?: DeliveryLog; lookup?: LookupFunction; leaseMs?: number } = {},
+  options: {
+    start?: boolean;
+    log?: DeliveryLog;
+    lookup?: LookupFunction;
+    leaseMs?: number;
+    tracing?: Tracing;
+  } = {},
 ): Promise<DeliveryApp> {
-  const t = await createTestApp(dialect, { ...FAST_KNOBS, ...overrides });
+  const t = await createTestApp(
+    dialect,
+    { ...FAST_KNOBS, ...overrides },
+    {},
+    options.tracing ? { tracing: options.tracing } : {},
+  );
   const metrics = createDeliveryMetrics(t.ctx.db, t.app.metrics.registry, t.ctx.now);
   let queue!: WatchedQueue;
   const dispatcher = createDispatcher(t.ctx, metrics, {

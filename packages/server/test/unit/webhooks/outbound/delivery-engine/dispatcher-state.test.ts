@@ -21,6 +21,10 @@ function row(id: number, webhookId: number): ClaimedDelivery {
     previous_secret_ciphertext: null,
     send_at: null,
     lane: null,
+    payload_format: "parley",
+    trace_context: 0,
+    trace_parent: null,
+    trace_state: null,
   };
 }
 

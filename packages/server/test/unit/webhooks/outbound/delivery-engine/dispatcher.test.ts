@@ -22,6 +22,10 @@ const row: ClaimedDelivery = {
   previous_secret_ciphertext: null,
   send_at: null,
   lane: null,
+  payload_format: "parley",
+  trace_context: 0,
+  trace_parent: null,
+  trace_state: null,
 };
 
 it(
