@@ -6,7 +6,7 @@
  *   --skip-large-table      leave out the 1,000,000-row delivery table benchmark
  *   --skip-scale-out        leave out one against two Parley processes on PostgreSQL
  *   --only a,b              only these (dead-receivers, delivery, delivery-search, ingest,
- *                           large-table, messages-that-live, scale-out, stream)
+ *                           large-table, login, messages-that-live, scale-out, stream)
  *
  * The same from the environment, for `npm run bench` at the root (which passes no flags):
  * PARLEY_BENCH_QUICK=1, PARLEY_BENCH_STEADY_SECONDS=N, PARLEY_BENCH_SKIP_LARGE_TABLE=1,
@@ -19,6 +19,7 @@ import { runDeliverySearchBench } from "./delivery-search.bench.js";
 import { deliveryOptionsFrom, runDeliveryBench } from "./delivery.bench.js";
 import { runIngestBench } from "./ingest.bench.js";
 import { largeTableOptionsFrom, runLargeTableBench } from "./large-table.bench.js";
+import { runLoginBench } from "./login.bench.js";
 import {
   messagesThatLiveOptionsFrom,
   runMessagesThatLiveBench,
@@ -59,6 +60,7 @@ const benchmarks: Array<[name: string, run: () => Promise<void>]> = [
       ),
   ],
   ["large-table", () => runLargeTableBench(largeTableOptionsFrom({ quick }))],
+  ["login", () => runLoginBench({ quick })],
   ["messages-that-live", () => runMessagesThatLiveBench(messagesThatLiveOptionsFrom({ quick }))],
   ["scale-out", () => runScaleOutBench(scaleOutOptionsFrom({ quick }))],
   [

@@ -1,4 +1,5 @@
 import type { Server } from "node:http";
+import cookie from "@fastify/cookie";
 import Fastify, {
   type FastifyHttpOptions,
   type FastifyInstance,
@@ -21,6 +22,8 @@ import { routeRules } from "./plugins/route-rules.js";
 import { securityHeaders } from "./plugins/security-headers.js";
 import { traceRequests } from "./plugins/trace-requests.js";
 import { usersRoutes } from "./chat/users-routes.js";
+import { authRoutes } from "./auth/auth-routes.js";
+import { oidcRoutes } from "./auth/oidc-routes.js";
 import { tokensRoutes } from "./auth/tokens-routes.js";
 import { roomsRoutes } from "./chat/rooms-routes.js";
 import { messagesRoutes } from "./chat/messages-routes.js";
@@ -111,9 +114,13 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   await app.register(securityHeaders);
   await app.register(problemDetails);
   await app.register(refuseNul);
+  // Parses the session cookie (request.cookies) before any route's authentication reads it.
+  await app.register(cookie);
   await app.register(openApi);
 
   await app.register(operationsRoutes, { ctx, metrics });
+  await app.register(authRoutes, { ctx });
+  await app.register(oidcRoutes, { ctx });
   await app.register(usersRoutes, { ctx });
   await app.register(tokensRoutes, { ctx });
   await app.register(roomsRoutes, { ctx });

@@ -5,6 +5,7 @@ import { SETTINGS, type SettingName } from "./config/config-schema.js";
 import { loadConfig, type ConfigOverrides } from "./config/load-config.js";
 import { registerInboundCommands } from "./cli/register-inbound-commands.js";
 import { registerStreamCommand } from "./cli/register-stream-command.js";
+import { registerUsersCommands } from "./cli/register-users-commands.js";
 import { registerWebhooksCommands } from "./cli/register-webhooks-commands.js";
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -208,6 +209,11 @@ withSettingFlags(
   }
 });
 
+registerUsersCommands(program, {
+  withSettingFlags: (command, names) => withSettingFlags(command, names as SettingName[]),
+  configFrom,
+  fail,
+});
 registerWebhooksCommands(program);
 registerInboundCommands(program);
 registerStreamCommand(program);

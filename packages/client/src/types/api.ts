@@ -19,6 +19,16 @@ export type {
   User,
   UserRole,
 } from "../wire/users.js";
+export type {
+  AcceptInviteParams,
+  AuthProviders,
+  ChangePasswordParams,
+  CreateInviteParams,
+  CsrfToken,
+  Invite,
+  LoginParams,
+  SignedIn,
+} from "../wire/auth.js";
 
 // Rooms, direct messages, messages, files, moderation
 export type { OpenDmParams, Room, RoomNameParams } from "../wire/rooms.js";

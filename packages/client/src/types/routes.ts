@@ -6,6 +6,14 @@
  * time; any other route string still works, with loose types.
  */
 import type {
+  AcceptInviteParams,
+  AuthProviders,
+  ChangePasswordParams,
+  CreateInviteParams,
+  CsrfToken,
+  Invite,
+  LoginParams,
+  SignedIn,
   Call,
   CallState,
   CreateInboundWebhookParams,
@@ -64,6 +72,22 @@ type None = Record<never, never>;
 type DiscordMessagePath = { version: string; id: string; token: string; messageId: string };
 
 export interface Routes {
+  // Sign-in (the routes that sign in take no credentials; docs/chat-api.md, "Sign-in")
+  /** Sets the `parley_session` cookie; `token` is the same session as a bearer token. */
+  "POST /api/auth/login": { params: LoginParams; response: SignedIn };
+  /** Ends this session in every process and clears its cookie. */
+  "POST /api/auth/logout": { params: None; response: undefined };
+  /** The X-Parley-CSRF value a cookie-authenticated unsafe request carries. */
+  "GET /api/auth/csrf": { params: None; response: CsrfToken };
+  "GET /api/auth/providers": { params: None; response: AuthProviders };
+  /** Creates the invited user and signs in (the answer of login). */
+  "POST /api/auth/accept-invite": { params: AcceptInviteParams; response: SignedIn };
+  "GET /api/me": { params: None; response: User };
+  /** Ends the user's other sessions. */
+  "PUT /api/me/password": { params: ChangePasswordParams; response: undefined };
+  /** A single-use invitation link, good for 7 days (admin). */
+  "POST /api/admin/invites": { params: CreateInviteParams; response: Invite };
+
   // Users (admin)
   "POST /api/admin/users": { params: CreateUserParams; response: User };
   "GET /api/admin/users": { params: ListParams; response: Page<User> };

@@ -6,6 +6,7 @@
  */
 export * from "./common.js";
 export * from "./users.js";
+export * from "./auth.js";
 export * from "./rooms.js";
 export * from "./calls.js";
 export * from "./messages.js";

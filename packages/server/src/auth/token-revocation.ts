@@ -31,10 +31,10 @@ export async function linkIdentity(
   userId: number,
   subject: string,
 ): Promise<{ userId: number; issuer: string; subject: string }> {
-  if (!ctx.config.jwtJwksUrl)
+  if (!ctx.config.jwtJwksUrl && !ctx.config.oidcIssuer)
     throw new AppError(
       "validation_failed",
-      "no identity provider is configured (PARLEY_JWT_JWKS_URL)",
+      "no identity provider is configured (PARLEY_JWT_JWKS_URL or PARLEY_OIDC_ISSUER)",
     );
   const user = await findUserRow(ctx.db, userId);
   if (!user || user.status === "deleted") throw new AppError("not_found", `no user ${userId}`);

@@ -93,3 +93,19 @@ export async function readDisplayName(db: Kysely<Database>, id: number): Promise
     .executeTakeFirstOrThrow();
   return row.display_name;
 }
+
+/** Sets (or, with null, removes) the user's password hash. */
+export async function setPasswordHash(
+  db: Kysely<Database>,
+  id: number,
+  passwordHash: string | null,
+  now: number,
+): Promise<boolean> {
+  const result = await db
+    .updateTable("users")
+    .set({ password_hash: passwordHash, updated_at: now })
+    .where("id", "=", id)
+    .where("status", "!=", "deleted")
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}

@@ -273,6 +273,56 @@ export const SETTINGS = {
     default: "60/1m",
     description: "The webhook_ingest policy: requests per window per token (N/30s, N/1m, N/1h).",
   },
+  rateLimitLoginUsername: {
+    env: "PARLEY_RATE_LIMIT_LOGIN_USERNAME",
+    flag: "--rate-limit-login-username",
+    kind: "rate",
+    default: "5/1m",
+    description:
+      "Failed sign-ins per username over a sliding window (N/30s, N/1m, N/1h); past it, 429 with Retry-After.",
+  },
+  rateLimitLoginAddress: {
+    env: "PARLEY_RATE_LIMIT_LOGIN_ADDRESS",
+    flag: "--rate-limit-login-address",
+    kind: "rate",
+    default: "20/1m",
+    description:
+      "Failed sign-ins per client address over a sliding window (N/30s, N/1m, N/1h); past it, 429 with Retry-After.",
+  },
+  oidcIssuer: {
+    env: "PARLEY_OIDC_ISSUER",
+    flag: "--oidc-issuer",
+    kind: "url",
+    description:
+      "Single sign-on: the OpenID Connect issuer (its /.well-known/openid-configuration is read at start). With the client id and secret, the sign-in pages offer it.",
+  },
+  oidcClientId: {
+    env: "PARLEY_OIDC_CLIENT_ID",
+    flag: "--oidc-client-id",
+    kind: "string",
+    description: "Single sign-on: Parley's client id at the issuer.",
+  },
+  oidcClientSecret: {
+    env: "PARLEY_OIDC_CLIENT_SECRET",
+    flag: "--oidc-client-secret",
+    kind: "string",
+    description: "Single sign-on: Parley's client secret at the issuer.",
+  },
+  oidcName: {
+    env: "PARLEY_OIDC_NAME",
+    flag: "--oidc-name",
+    kind: "string",
+    default: "SSO",
+    description: 'Single sign-on: the name on the button ("Sign in with <name>").',
+  },
+  oidcAllowSignup: {
+    env: "PARLEY_OIDC_ALLOW_SIGNUP",
+    flag: "--oidc-allow-signup",
+    kind: "boolean",
+    default: "false",
+    description:
+      "Single sign-on: create a user (role user) at the first sign-in of an account no user is linked to; otherwise it is refused (403 signup_disabled).",
+  },
   maxUploadBytes: {
     env: "PARLEY_MAX_UPLOAD_BYTES",
     flag: "--max-upload-bytes",

@@ -48,6 +48,13 @@ export interface Config {
   webhookAllowPrivateNetworks: boolean;
   webhookCaFile: string | undefined;
   rateLimitWebhookIngest: RateLimit;
+  rateLimitLoginUsername: RateLimit;
+  rateLimitLoginAddress: RateLimit;
+  oidcIssuer: string | undefined;
+  oidcClientId: string | undefined;
+  oidcClientSecret: string | undefined;
+  oidcName: string;
+  oidcAllowSignup: boolean;
   maxUploadBytes: number;
   /** PARLEY_FILES_S3_*: unset bucket, files stay in the data directory. */
   filesS3Bucket: string | undefined;
@@ -249,6 +256,13 @@ export function loadConfig(
         "PARLEY_TURN_SECRET",
         "needs PARLEY_TURN_URLS, or a turn: or turns: URL in PARLEY_ICE_SERVERS",
       );
+  }
+  const oidc = [config.oidcIssuer, config.oidcClientId, config.oidcClientSecret];
+  if (oidc.some((value) => value !== undefined) && !oidc.every((value) => value !== undefined)) {
+    throw new ConfigError(
+      "PARLEY_OIDC_ISSUER",
+      "single sign-on needs PARLEY_OIDC_ISSUER, PARLEY_OIDC_CLIENT_ID and PARLEY_OIDC_CLIENT_SECRET together",
+    );
   }
   if (config.jwtSecret !== undefined && config.jwtSecret.length < 32) {
     throw new ConfigError("PARLEY_JWT_SECRET", "must be at least 32 characters");

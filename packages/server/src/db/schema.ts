@@ -19,6 +19,47 @@ export interface UsersTable {
   updated_at: number;
   /** Epoch ms: every token of the user issued up to then is revoked (migration 005). */
   tokens_revoked_before: Generated<number | null>;
+  /** argon2id PHC string; null without a password (migration 014). */
+  password_hash: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** A signed-in session (migration 014): the SHA-256 of its secret, never the secret. */
+export interface SessionsTable {
+  id_hash: string;
+  user_id: number;
+  csrf_token: string;
+  created_at: number;
+  expires_at: number;
+}
+
+/** One sign-in attempt counted by the login rate limit, per username and per address. */
+export interface LoginAttemptsTable {
+  /** "user:<username>" or "addr:<address>". */
+  attempt_key: string;
+  attempt_id: string;
+  attempted_at: number;
+}
+
+/** A single-use invitation (migration 014), keyed by the SHA-256 of its token. */
+export interface InvitesTable {
+  token_hash: string;
+  role: UserRole;
+  display_name: string | null;
+  created_by: number | null;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+  used_by: number | null;
+}
+
+/** A single sign-on between its start and the provider's redirect back (migration 014). */
+export interface OidcLoginsTable {
+  state_hash: string;
+  nonce: string;
+  code_verifier: string;
+  /** Where the browser goes once signed in: /app/ or a page of /admin/. */
+  return_to: string;
+  expires_at: number;
 }
 
 export interface RevokedTokensTable {
@@ -333,6 +374,10 @@ export interface Database {
   server_keys: ServerKeysTable;
   revoked_tokens: RevokedTokensTable;
   user_identities: UserIdentitiesTable;
+  sessions: SessionsTable;
+  login_attempts: LoginAttemptsTable;
+  invites: InvitesTable;
+  oidc_logins: OidcLoginsTable;
   job_locks: JobLocksTable;
   realtime_instances: RealtimeInstancesTable;
   realtime_connections: RealtimeConnectionsTable;

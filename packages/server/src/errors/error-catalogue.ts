@@ -63,11 +63,21 @@ export const ERROR_CATALOGUE = {
     status: 400,
     title: "q must have 1 to 16 words (letters or digits) in at most 200 characters",
   },
+  invalid_invite: { status: 400, title: "The invitation is unknown, used or expired" },
   // Any other 4xx from the HTTP layer (a malformed URL, a broken Content-Length), its status kept.
   bad_request: { status: 400, title: "The request is malformed" },
   // 401 / 403
   unauthorized: { status: 401, title: "A valid bearer token is required" },
+  invalid_credentials: { status: 401, title: "The username or password is wrong" },
   forbidden: { status: 403, title: "Your role does not allow this" },
+  csrf_required: {
+    status: 403,
+    title: "A request signed in by cookie needs the X-Parley-CSRF header",
+  },
+  signup_disabled: {
+    status: 403,
+    title: "This single sign-on account has no Parley user, and sign-up is off",
+  },
   not_a_member: { status: 403, title: "You are not a member of this room" },
   not_room_creator: { status: 403, title: "Only the room's creator can do this" },
   not_author: { status: 403, title: "Only the message's author can do this" },

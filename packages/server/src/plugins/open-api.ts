@@ -17,7 +17,11 @@ export const openApi = fp(async function openApi(app: FastifyInstance) {
         description: "Chat, outbound and inbound webhooks.",
       },
       components: {
-        securitySchemes: { bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT" } },
+        securitySchemes: {
+          bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT" },
+          // A cookie-authenticated unsafe request also carries X-Parley-CSRF (docs/security.md).
+          session: { type: "apiKey", in: "cookie", name: "parley_session" },
+        },
       },
     },
   });

@@ -1,13 +1,14 @@
 import type { FastifyInstance, RouteOptions } from "fastify";
 import fp from "fastify-plugin";
-import { hasAuthGuard } from "../auth/require-role.js";
+import { hasAuthGuard, isSignInRoute } from "../auth/require-role.js";
 
 /**
  * Rules every route obeys, checked or applied as it is added:
  *
  * - Every API route outside /api/public/ authenticates in onRequest, before its body is read: a
  *   route registered without the guard there would parse and validate strangers' bodies, so it
- *   fails the start instead.
+ *   fails the start instead. The routes that sign people in take no credentials: they declare it
+ *   with signInRoute(), which only routes under /api/auth/ may use.
  * - A body whose fields are all optional may be left out entirely (POST .../tokens, .../test):
  *   Fastify would otherwise validate the missing body against `type: "object"` and answer 400.
  */
@@ -26,6 +27,10 @@ export const routeRules = fp(async function routeRules(
     // The live stream reads no body: its first WebSocket frame carries the token, checked before
     // anything else is accepted (a close with 4401 otherwise; see realtime/stream-gateway.ts).
     if ((route as { websocket?: boolean }).websocket === true) return;
+    if (isSignInRoute(route.onRequest) && !url.startsWith("/api/auth/"))
+      throw new Error(
+        `${String(route.method)} ${url}: only /api/auth/ routes may be sign-in routes`,
+      );
     if (!hasAuthGuard(route.onRequest)) {
       throw new Error(
         `${String(route.method)} ${url} must authenticate in onRequest (onRequest: requireRole(ctx, ...))`,

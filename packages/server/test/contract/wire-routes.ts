@@ -7,6 +7,14 @@
  *   exactly these schemas' static types.
  */
 import {
+  AcceptInviteParamsSchema,
+  AuthProvidersSchema,
+  ChangePasswordParamsSchema,
+  CreateInviteParamsSchema,
+  CsrfTokenSchema,
+  InviteSchema,
+  LoginParamsSchema,
+  SignedInSchema,
   DiscordEditParamsSchema,
   DiscordExecuteParamsSchema,
   DiscordExecuteQuerySchema,
@@ -91,6 +99,24 @@ export interface WireRoute {
 const roomParams = IdParams("roomId");
 
 export const WIRE_ROUTES = {
+  // Sign-in
+  "POST /api/auth/login": { status: 200, body: LoginParamsSchema, response: SignedInSchema },
+  "POST /api/auth/logout": { status: 204 },
+  "GET /api/auth/csrf": { status: 200, response: CsrfTokenSchema },
+  "GET /api/auth/providers": { status: 200, response: AuthProvidersSchema },
+  "POST /api/auth/accept-invite": {
+    status: 200,
+    body: AcceptInviteParamsSchema,
+    response: SignedInSchema,
+  },
+  "GET /api/me": { status: 200, response: UserSchema },
+  "PUT /api/me/password": { status: 204, body: ChangePasswordParamsSchema },
+  "POST /api/admin/invites": {
+    status: 201,
+    body: CreateInviteParamsSchema,
+    response: InviteSchema,
+  },
+
   // Users (admin)
   "POST /api/admin/users": { status: 201, body: CreateUserParamsSchema, response: UserSchema },
   "GET /api/admin/users": {

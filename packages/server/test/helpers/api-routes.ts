@@ -40,7 +40,11 @@ export function fillPath(path: string, value: (name: string) => string): string 
   return path.replace(/\{([^}]+)\}/g, (_whole, name: string) => value(name));
 }
 
-/** Routes that take a bearer token: everything under /api/ except the public ingest paths. */
+/**
+ * Routes that take a bearer token: everything under /api/ except the public ingest paths and the
+ * routes that sign people in (which document `security: []`).
+ */
 export function needsToken(route: ApiRoute): boolean {
-  return route.path.startsWith("/api/") && !route.path.startsWith("/api/public/");
+  const signsIn = Array.isArray(route.operation.security) && route.operation.security.length === 0;
+  return route.path.startsWith("/api/") && !route.path.startsWith("/api/public/") && !signsIn;
 }

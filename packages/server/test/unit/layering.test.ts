@@ -48,6 +48,8 @@ const HTTP_LAYER: Array<(file: string) => boolean> = [
   (file) => file === "app.ts" || file === "server.ts",
   // preHandlers and a rate-limit store: they work on the request by nature.
   (file) => file === "auth/require-role.ts",
+  // The session cookie's flags: set on the reply by the routes that sign in.
+  (file) => file === "auth/session-cookie.ts",
   (file) => file === "webhooks/outbound/admin-api/require-enterprise.ts",
   (file) => file === "operations/require-metrics-token.ts",
   (file) => file === "webhooks/inbound/ingest-rate-limit.ts",

@@ -12,6 +12,7 @@ import { endpointCircuit } from "./010-endpoint-circuit.js";
 import { deliveryLeaseIndex } from "./011-delivery-lease-index.js";
 import { messagesThatLive } from "./012-messages-that-live.js";
 import { messageReactions } from "./013-message-reactions.js";
+import { signIn } from "./014-sign-in.js";
 import { messageFiles } from "./016-message-files.js";
 import { messageSearch } from "./017-message-search.js";
 import { inboundFromTheWorld } from "./018-inbound-from-the-world.js";
@@ -33,6 +34,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   "011-delivery-lease-index": deliveryLeaseIndex,
   "012-messages-that-live": messagesThatLive,
   "013-message-reactions": messageReactions,
+  "014-sign-in": signIn,
   "016-message-files": messageFiles,
   "017-message-search": messageSearch,
   "018-inbound-from-the-world": inboundFromTheWorld,
