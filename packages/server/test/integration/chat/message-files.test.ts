@@ -8,6 +8,8 @@ import { describeEachDialect } from "../../helpers/dialects.js";
 import { createRoom } from "../../helpers/fixtures.js";
 import { joinRoom, recordEvents } from "./chat-helpers.js";
 import { fileField, upload } from "./file-helpers.js";
+import { PASSWORD, signIn } from "../auth/sign-in-helpers.js";
+import { setUserPassword } from "../../../src/auth/sign-in-service.js";
 
 const EICAR = "X5O!P%@AP[4\\PZX54(P^)7CC)7}$EICAR-STANDARD-ANTIVIRUS-TEST-FILE!$H+H*";
 /** A 1x1 transparent PNG. */
@@ -222,6 +224,21 @@ describeEachDialect("files in the conversation on $name", (dialect) => {
     } finally {
       t.ctx.files.open = open;
     }
+  });
+
+  it("serves a signed-in browser with its session cookie alone, as an <img> or a link sends it", async () => {
+    const fileId = await uploaded(alice, PNG, "preview.png", "image/png");
+    await postWith(alice, { content: "preview", fileIds: [fileId] });
+    await setUserPassword(t.ctx, bob.username, PASSWORD);
+    const browser = await signIn(t, bob.username);
+    const res = await t.app.inject({
+      method: "GET",
+      url: `/api/rooms/${roomId}/files/${fileId}`,
+      headers: { cookie: browser.cookie },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.rawPayload).toEqual(PNG);
+    expect(res.headers["content-disposition"]).toMatch(/^inline; /);
   });
 
   it("serves a file no message carries yet to its uploader only", async () => {
