@@ -17,8 +17,9 @@
  *             graphile-worker-peer.ts).
  *
  * Then per database a steady run: posts at a fixed 500/s for `steadySeconds` (60 in `npm run
- * bench`), commit-to-arrival p50/p99/max, and this process's RSS every 5 s; and what signing with
- * both schemes plus custom headers costs against a plain endpoint.
+ * bench`), commit-to-arrival p50/p99/max, and this process's RSS every 5 s; and what endpoint
+ * features cost against a plain endpoint (both signature schemes and custom headers, CloudEvents
+ * formats, trace context, OTLP export).
  *
  * Runs on SQLite (a file in a temp dir, as `parley serve` uses it) and on PostgreSQL when
  * PARLEY_TEST_DATABASE_URL or DATABASE_URL is set (in schemas of their own, dropped afterwards).
@@ -43,6 +44,7 @@ import { createDeliveryMetrics } from "../src/webhooks/outbound/delivery-engine/
 import { createDispatcher } from "../src/webhooks/outbound/delivery-engine/create-dispatcher.js";
 import type { Dispatcher } from "../src/webhooks/outbound/delivery-engine/dispatcher.js";
 import { signPayload } from "../src/webhooks/outbound/delivery-engine/sign-payload.js";
+import { startOpenTelemetry } from "../src/tracing/open-telemetry.js";
 import {
   benchDatabaseUrl,
   createPostingRoom,
@@ -502,16 +504,35 @@ function fullGc(): void {
   gcFunction();
 }
 
-const PLAIN_FIRST = ["plain", "operated"] as const;
-const OPERATED_FIRST = ["operated", "plain"] as const;
+/** The endpoint settings each variant drains with, against "plain" (parley signature, nothing more). */
+type Variant = "plain" | "operated" | "cloudevents" | "cloudevents-binary" | "traced" | "exported";
+const VARIANTS: readonly Variant[] = [
+  "plain",
+  "operated",
+  "cloudevents",
+  "cloudevents-binary",
+  "traced",
+  "exported",
+];
+/** What each variant must keep of the plain rate (docs/performance.md). */
+const VARIANT_TARGETS: Record<Exclude<Variant, "plain">, { label: string; target: number }> = {
+  operated: { label: "signatureScheme both + 3 custom headers", target: 0.9 },
+  cloudevents: { label: "payloadFormat cloudevents", target: 0.95 },
+  "cloudevents-binary": { label: "payloadFormat cloudevents-binary", target: 0.95 },
+  traced: { label: "traceContext true (no exporter)", target: 0.97 },
+  exported: { label: "traceContext true + OTLP export of each attempt's span", target: 0.85 },
+};
 
 /**
- * What operating features cost per delivery: the drain rate of an endpoint signing with both
- * schemes (two HMACs, one of them made per attempt) and sending 3 custom headers (decrypted per
- * delivery), against the same endpoint plain. Five pairs of drains in alternating order, medians,
- * so the machine's other load weighs on both alike. Target: within 10% of the plain rate.
+ * What endpoint features cost per delivery, each drained side by side with the same endpoint
+ * plain: signing with both schemes (two HMACs, one of them made per attempt) and 3 custom headers
+ * (decrypted per delivery); each CloudEvents format (the envelope re-shaped per attempt);
+ * traceContext (a traceparent per attempt); and traceContext with OpenTelemetry exporting each
+ * attempt's webhook.deliver span to a local OTLP/HTTP receiver. Five rounds, each running every
+ * variant in a rotated order (a drain runs on a table the earlier ones grew), medians of the rates
+ * and of the CPU per delivery, so the machine's other load weighs on all alike.
  */
-async function operatedOverhead(side: ParleySide, events: number): Promise<void> {
+async function featureOverhead(side: ParleySide, events: number): Promise<void> {
   const { ctx } = side.target;
   // The main endpoint steps aside: only this one receives.
   await ctx.db
@@ -520,6 +541,10 @@ async function operatedOverhead(side: ParleySide, events: number): Promise<void>
     .where("id", "=", side.endpointId)
     .execute();
   const receiver = await startReceiver();
+  const collector = await startReceiver();
+  const tracing = (await startOpenTelemetry({
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: collector.url,
+  }))!;
   const endpointId = await addEndpoint(ctx, receiver.url, "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw");
   const headers = sealSecret(
     ctx.keys.secretKey,
@@ -529,44 +554,55 @@ async function operatedOverhead(side: ParleySide, events: number): Promise<void>
       "x-env": "bench",
     }),
   );
-  // Five pairs, each pair in the other order than the last (a drain runs on a table the earlier
-  // ones grew); medians of the rates and of the CPU per delivery. One drain swings by about 20%.
-  const pairs = 5;
-  const runs = { plain: [] as number[], operated: [] as number[] };
-  const cpu = { plain: [] as number[], operated: [] as number[] };
-  for (let round = 0; round < pairs * 2; round++) {
-    const pair = Math.floor(round / 2) % 2 === 0 ? PLAIN_FIRST : OPERATED_FIRST;
-    const mode = pair[round % 2]!;
-    await ctx.db
-      .updateTable("webhooks")
-      .set(
-        mode === "plain"
-          ? { signature_scheme: "parley", headers_ciphertext: null }
-          : { signature_scheme: "both", headers_ciphertext: headers },
-      )
-      .where("id", "=", endpointId)
-      .execute();
-    await inParallel(events, 16, (i) => emit(ctx, `${mode}-${round}-${i}`));
-    const dispatcher = newDispatcher(ctx);
-    const base = receiver.count;
-    const start = clock();
-    const used = process.cpuUsage();
-    dispatcher.start();
-    await receiver.waitFor(base + events, 120_000);
-    runs[mode].push((events / (clock() - start)) * 1000);
-    const { user, system } = process.cpuUsage(used);
-    cpu[mode].push((user + system) / events);
-    await dispatcher.stop();
+  const settings = (variant: Variant) => ({
+    signature_scheme: variant === "operated" ? ("both" as const) : ("parley" as const),
+    headers_ciphertext: variant === "operated" ? headers : null,
+    payload_format:
+      variant === "cloudevents" || variant === "cloudevents-binary" ? variant : ("parley" as const),
+    trace_context: variant === "traced" || variant === "exported" ? (1 as const) : (0 as const),
+  });
+  const rounds = 5;
+  const runs = new Map<Variant, number[]>(VARIANTS.map((v) => [v, []]));
+  const cpu = new Map<Variant, number[]>(VARIANTS.map((v) => [v, []]));
+  for (let round = 0; round < rounds; round++) {
+    const order = VARIANTS.map((_, i) => VARIANTS[(i + round) % VARIANTS.length]!);
+    if (round % 2 === 1) order.reverse();
+    for (const variant of order) {
+      await ctx.db
+        .updateTable("webhooks")
+        .set(settings(variant))
+        .where("id", "=", endpointId)
+        .execute();
+      await inParallel(events, 16, (i) => emit(ctx, `${variant}-${round}-${i}`));
+      const dispatcher = newDispatcher(variant === "exported" ? { ...ctx, tracing } : ctx);
+      const base = receiver.count;
+      const start = clock();
+      const used = process.cpuUsage();
+      dispatcher.start();
+      await receiver.waitFor(base + events, 120_000);
+      runs.get(variant)!.push((events / (clock() - start)) * 1000);
+      const { user, system } = process.cpuUsage(used);
+      cpu.get(variant)!.push((user + system) / events);
+      await dispatcher.stop();
+    }
   }
+  await tracing.shutdown();
   await receiver.close();
-  const ratio = median(runs.operated) / median(runs.plain);
+  await collector.close();
+  const plainRate = median(runs.get("plain")!);
+  const plainCpu = median(cpu.get("plain")!);
   console.log(
-    `  signatureScheme both + 3 custom headers: ${rate(median(runs.operated))} deliveries/s vs ` +
-      `${rate(median(runs.plain))} plain (medians of ${pairs} pairs) -> ${pct(ratio)} (target >= 90%) ` +
-      `${ratio >= 0.9 ? "met" : "MISSED"}; CPU ${median(cpu.operated).toFixed(0)} against ` +
-      `${median(cpu.plain).toFixed(0)} µs per delivery (${pct(median(cpu.plain) / median(cpu.operated))} ` +
-      `of the plain rate at equal CPU)`,
+    `  plain endpoint: ${rate(plainRate)} deliveries/s, CPU ${plainCpu.toFixed(0)} µs per delivery (medians of ${rounds} rounds)`,
   );
+  for (const [variant, { label, target }] of Object.entries(VARIANT_TARGETS)) {
+    const ratio = median(runs.get(variant as Variant)!) / plainRate;
+    const used = median(cpu.get(variant as Variant)!);
+    console.log(
+      `  ${label}: ${rate(median(runs.get(variant as Variant)!))} deliveries/s -> ${pct(ratio)} of plain ` +
+        `(target >= ${pct(target)}) ${ratio >= target ? "met" : "MISSED"}; CPU ${used.toFixed(0)} µs per delivery ` +
+        `(${pct(plainCpu / used)} of the plain rate at equal CPU)`,
+    );
+  }
 }
 
 const verdict = (ok: boolean) => (ok ? "met" : "MISSED");
@@ -694,7 +730,7 @@ export async function runDeliveryBench(
     for (const side of sides) {
       console.log(`\n${side.target.name}`);
       if (options.steadySeconds > 0) await steadyRun(side, options);
-      await operatedOverhead(side, Math.min(options.events, 3_000));
+      await featureOverhead(side, Math.min(options.events, 3_000));
     }
   } finally {
     for (const peer of peers) await peer.close();

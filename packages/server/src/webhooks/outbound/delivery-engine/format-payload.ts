@@ -48,11 +48,36 @@ export function cloudEventAttributes(
   };
 }
 
+/** `,"data":`: where the frozen envelope's data begins (events/build-envelope.ts). */
+const DATA_KEY = ',"data":';
+
+/**
+ * The envelope's head (event, timestamp, webhookId), its data, and the data's exact JSON text.
+ * The envelope is written as `{"event":..,"timestamp":..,"webhookId":..,"data":{..}}` (names and
+ * times hold no `,"data":`), so the data's text is cut out rather than written again; anything
+ * else is parsed whole.
+ */
+function splitEnvelope(frozen: string): { envelope: Envelope; dataText: string } {
+  const at = frozen.indexOf(DATA_KEY);
+  if (at > 0 && frozen.endsWith("}")) {
+    const dataText = frozen.slice(at + DATA_KEY.length, -1);
+    const head = JSON.parse(`${frozen.slice(0, at)}}`) as Omit<Envelope, "data">;
+    if (typeof head.event === "string" && typeof head.webhookId === "number") {
+      return {
+        envelope: { ...head, data: JSON.parse(dataText) as Record<string, unknown> },
+        dataText,
+      };
+    }
+  }
+  const envelope = JSON.parse(frozen) as Envelope;
+  return { envelope, dataText: JSON.stringify(envelope.data) };
+}
+
 /**
  * The body one attempt sends, in the endpoint's format: the frozen envelope's bytes as they are
  * ("parley"), or the same event as a CloudEvent, structured (`application/cloudevents+json`) or
- * binary (the data as the body, the attributes as `ce-*` headers). Every signature scheme signs
- * the bytes returned here.
+ * binary (the data as the body, the attributes as `ce-*` headers). The data's bytes are the
+ * frozen ones in every format. Every signature scheme signs the bytes returned here.
  */
 export function formatPayload(
   format: PayloadFormat,
@@ -62,11 +87,12 @@ export function formatPayload(
   if (format === "parley") {
     return { body: Buffer.from(frozen, "utf8"), contentType: "application/json", headers: {} };
   }
-  const envelope = JSON.parse(frozen) as Envelope;
+  const { envelope, dataText } = splitEnvelope(frozen);
   const attributes = cloudEventAttributes(envelope, eventId);
   if (format === "cloudevents") {
+    const head = JSON.stringify(attributes);
     return {
-      body: Buffer.from(JSON.stringify({ ...attributes, data: envelope.data }), "utf8"),
+      body: Buffer.from(`${head.slice(0, -1)}${DATA_KEY}${dataText}}`, "utf8"),
       contentType: "application/cloudevents+json",
       headers: {},
     };
@@ -76,9 +102,5 @@ export function formatPayload(
     // datacontenttype travels as Content-Type in binary mode.
     if (name !== "datacontenttype") headers[`ce-${name}`] = String(value);
   }
-  return {
-    body: Buffer.from(JSON.stringify(envelope.data), "utf8"),
-    contentType: "application/json",
-    headers,
-  };
+  return { body: Buffer.from(dataText, "utf8"), contentType: "application/json", headers };
 }
