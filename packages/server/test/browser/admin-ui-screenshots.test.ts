@@ -149,8 +149,9 @@ describe("admin UI doc screenshots", { tags: ["chromium"] }, () => {
         const context = await browser.newContext({ viewport: { width, height: 800 } });
         const page = await context.newPage();
         await page.goto(`${origin}/admin/`);
+        await page.getByText("Use a token instead").click();
         await page.locator("#token").fill(t.admin.token);
-        await page.getByRole("button", { name: "Sign in" }).click();
+        await page.getByRole("button", { name: "Sign in with the token" }).click();
         await page.locator("#webhooks").waitFor();
         await page.locator("#auto-disabled").waitFor();
         await page.screenshot({ path: `${dir}/webhook-list${suffix}.png`, fullPage: true });

@@ -9,6 +9,12 @@ export { RequestError };
 
 const TOKEN_KEY = "parley.admin.token";
 
+/**
+ * How this tab is signed in: a pasted bearer token, or a session (its cookie is HttpOnly, sent by
+ * the browser; unsafe requests carry the session's CSRF value in X-Parley-CSRF).
+ */
+export type Credentials = { kind: "token"; token: string } | { kind: "session"; csrf: string };
+
 /** The token pasted at sign-in: sessionStorage, so it ends with the tab and is never a cookie. */
 export function storedToken(): string | null {
   return sessionStorage.getItem(TOKEN_KEY);
@@ -27,11 +33,34 @@ export function normalizeToken(pasted: string): string {
   return pasted.trim().replace(/^bearer\s+/i, "");
 }
 
-/** `request` bound to this server with the token as bearer. */
-export function createApi(token: string) {
+/** Calls that need no credentials: signing in. */
+export const anonymousApi = () => request.defaults({ baseUrl: location.origin });
+
+/**
+ * The session this browser holds, if any (after a password or single sign-on, or a reload): its
+ * CSRF value, or null when there is none.
+ */
+export async function currentSession(): Promise<Credentials | null> {
+  try {
+    const { data } = await anonymousApi()("GET /api/auth/csrf");
+    return { kind: "session", csrf: data.csrfToken };
+  } catch (error) {
+    if (error instanceof RequestError && (error.status === 401 || error.status === 404))
+      return null;
+    throw error;
+  }
+}
+
+/** `request` bound to this server with the tab's credentials. */
+export function createApi(credentials: Credentials | string) {
+  const chosen: Credentials =
+    typeof credentials === "string" ? { kind: "token", token: credentials } : credentials;
   return request.defaults({
     baseUrl: location.origin,
-    headers: { authorization: `Bearer ${token}` },
+    headers:
+      chosen.kind === "token"
+        ? { authorization: `Bearer ${chosen.token}` }
+        : { "x-parley-csrf": chosen.csrf },
   });
 }
 

@@ -3,7 +3,15 @@
  * server answers the page for each), so a deep link such as `/admin/moderation/12` opens the flag
  * directly, after sign-in when needed.
  */
-import { createApi, describeError, forgetToken, isStatus, storedToken } from "./api.js";
+import {
+  createApi,
+  currentSession,
+  describeError,
+  forgetToken,
+  isStatus,
+  storedToken,
+  type Credentials,
+} from "./api.js";
 import { link, type View, type ViewContext } from "./context.js";
 import { h, replaceChildren } from "./dom.js";
 import { deliverySearchView } from "./views/delivery-search.js";
@@ -35,10 +43,45 @@ let flashed: { message: string; kind: "ok" | "error" } | undefined;
 /** Counts renders: a page still loading when the next one starts is never shown. */
 let renders = 0;
 
+/**
+ * How this tab is signed in: undefined until looked up (a stored token, else the session cookie
+ * the browser may hold, from a sign-in or single sign-on), null when it is not.
+ */
+let credentials: Credentials | null | undefined;
+
 function signOut(notice?: string): void {
+  const ending = credentials;
   forgetToken();
+  credentials = null;
   flashed = undefined;
+  // End the session on the server too (its cookie is HttpOnly: only the server can clear it).
+  if (ending?.kind === "session") {
+    void createApi(ending)("POST /api/auth/logout").then(
+      () => render(notice),
+      () => render(notice),
+    );
+    return;
+  }
   render(notice);
+}
+
+/** Finds the tab's credentials, then renders; a session must be an admin's. */
+async function lookUpCredentials(): Promise<void> {
+  const token = storedToken();
+  if (token !== null) {
+    credentials = { kind: "token", token };
+  } else {
+    try {
+      const session = await currentSession();
+      credentials =
+        session !== null && (await createApi(session)("GET /api/me")).data.role === "admin"
+          ? session
+          : null;
+    } catch {
+      credentials = null;
+    }
+  }
+  render();
 }
 
 function navigate(path: string, keepFlash = true): void {
@@ -49,12 +92,19 @@ function navigate(path: string, keepFlash = true): void {
 
 function render(notice?: string): void {
   const current = ++renders;
-  const token = storedToken();
-  if (token === null) {
-    signInView(app, notice, () => render());
+  if (credentials === undefined) {
+    void lookUpCredentials();
+    return;
+  }
+  if (credentials === null) {
+    signInView(app, notice, (signedIn) => {
+      credentials = signedIn;
+      render();
+    });
     document.title = "Sign in · Parley admin";
     return;
   }
+  const signedIn = credentials;
   if (location.pathname === "/admin/" || location.pathname === "/admin") {
     history.replaceState(null, "", "/admin/webhooks");
   }
@@ -113,7 +163,7 @@ function render(notice?: string): void {
   document.title = `${heading} · Parley admin`;
 
   const context: ViewContext = {
-    api: createApi(token),
+    api: createApi(signedIn),
     root: page,
     navigate: (to) => navigate(to),
     flash(message, kind = "ok") {
@@ -125,7 +175,9 @@ function render(notice?: string): void {
       if (isStatus(error, 401)) {
         if (current === renders) {
           signOut(
-            "The server no longer accepts your token (it expired or was revoked): sign in again.",
+            signedIn.kind === "token"
+              ? "The server no longer accepts your token (it expired or was revoked): sign in again."
+              : "Your session ended (you signed out elsewhere, or it expired): sign in again.",
           );
         }
         return undefined;
