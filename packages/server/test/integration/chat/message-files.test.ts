@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { loadFullMessage } from "../../../src/realtime/message-frames.js";
+import { loadFullMessage, messagesAfter } from "../../../src/realtime/message-frames.js";
 import type { ModerationClassifier } from "../../../src/safety/moderation/moderation-classifier.js";
 import { createTestApp, type TestApp, type TestUser } from "../../helpers/build-app.js";
 import { describeEachDialect } from "../../helpers/dialects.js";
@@ -127,6 +127,11 @@ describeEachDialect("files in the conversation on $name", (dialect) => {
     expect(fetched.json().files).toEqual(files);
     // The live stream's MESSAGE_CREATED frame carries the message object as the fetch does.
     expect((await loadFullMessage(t.ctx.db, message.id))?.files).toEqual(files);
+    // And so do the frames a resume sends.
+    const resumed = await messagesAfter(t.ctx.db, roomId, message.id - 1, 10);
+    expect(resumed.find((item) => item.messageId === message.id)?.data().message.files).toEqual(
+      files,
+    );
     // A message without files lists none.
     const plain = await postWith(alice, { content: "no files" });
     expect(plain.json().files).toEqual([]);
