@@ -6,7 +6,8 @@
  *   --skip-large-table      leave out the 1,000,000-row delivery table benchmark
  *   --skip-scale-out        leave out one against two Parley processes on PostgreSQL
  *   --only a,b              only these (dead-receivers, delivery, delivery-search, ingest,
- *                           large-table, login, messages-that-live, scale-out, stream)
+ *                           large-table, login, messages-that-live, ordered-lanes, scale-out,
+ *                           stream)
  *
  * The same from the environment, for `npm run bench` at the root (which passes no flags):
  * PARLEY_BENCH_QUICK=1, PARLEY_BENCH_STEADY_SECONDS=N, PARLEY_BENCH_SKIP_LARGE_TABLE=1,
@@ -24,6 +25,7 @@ import {
   messagesThatLiveOptionsFrom,
   runMessagesThatLiveBench,
 } from "./messages-that-live.bench.js";
+import { orderedLanesOptionsFrom, runOrderedLanesBench } from "./ordered-lanes.bench.js";
 import { runScaleOutBench, scaleOutOptionsFrom } from "./scale-out.bench.js";
 import { runStreamBench } from "./stream.bench.js";
 
@@ -50,6 +52,7 @@ const benchmarks: Array<[name: string, run: () => Promise<void>]> = [
   ],
   ["delivery-search", () => runDeliverySearchBench(quick ? 100_000 : undefined)],
   ["dead-receivers", () => runDeadReceiversBench(deadReceiversOptionsFrom({ quick }))],
+  ["ordered-lanes", () => runOrderedLanesBench(orderedLanesOptionsFrom({ quick }))],
   [
     "ingest",
     () =>

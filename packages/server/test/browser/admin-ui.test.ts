@@ -1170,4 +1170,44 @@ describe("admin UI in Chromium", { tags: ["chromium"] }, () => {
         headers: { "x-tenant": "****abcd" },
       });
   });
+  it("shows an ordered endpoint's held lane and edits its ordering", async () => {
+    // Deliveries to this endpoint fail (a retry is 30 s away): its room's lane is held.
+    receiver.respondWith((request) =>
+      request.path.includes("lanes") ? { status: 503 } : { status: 204 },
+    );
+    onTestFinished(() => receiver.respondWith(() => ({ status: 204 })));
+    const webhook = await api<{ id: number }>("POST", "/api/admin/webhooks", {
+      name: "Ordered",
+      url: `${receiver.url}?lanes`,
+      secret: SECRET,
+      events: ["ROOM_CREATED"],
+      ordering: "room",
+    });
+    const room = await api<{ id: number }>("POST", "/api/rooms", { name: "lane-room" });
+    await expect
+      .poll(
+        async () =>
+          (await api<{ heldLanes: unknown[] }>("GET", `/api/admin/webhooks/${webhook.id}`))
+            .heldLanes.length,
+        { timeout: 10_000 },
+      )
+      .toBe(1);
+    await signIn(`/admin/webhooks/${webhook.id}`);
+    await page.getByRole("heading", { name: "Held lanes" }).waitFor();
+    const lanes = page.locator(".held-lanes table");
+    await expect.poll(() => lanes.textContent()).toContain(`room #${room.id}`);
+    expect(await page.locator("main").textContent()).toContain("per room: each room");
+    expect(await accessibilityViolations()).toEqual([]);
+    await screenshot("endpoint-held-lanes");
+
+    await page.locator("#edit-endpoint > summary").click();
+    expect(await page.locator("#edit-ordering").inputValue()).toBe("room");
+    await page.locator("#edit-ordering").selectOption("endpoint");
+    await page.getByRole("button", { name: "Save changes" }).click();
+    await page.locator("#flash").getByText("saved").waitFor();
+    expect(await api("GET", `/api/admin/webhooks/${webhook.id}`)).toMatchObject({
+      ordering: "endpoint",
+    });
+    await expect.poll(() => lanes.textContent()).toContain("whole endpoint");
+  });
 });

@@ -103,6 +103,14 @@ export const webhookDetailView: View = async (context, [idText]) => {
       ],
       ["Signature scheme", h("code", null, webhook.signatureScheme)],
       [
+        "Ordering",
+        {
+          none: "none",
+          room: "per room: each room's events in order",
+          endpoint: "whole endpoint: every event in order",
+        }[webhook.ordering],
+      ],
+      [
         "Rooms",
         webhook.roomIds === null ? "every room" : webhook.roomIds.map((r) => `#${r}`).join(", "),
       ],
@@ -136,6 +144,7 @@ export const webhookDetailView: View = async (context, [idText]) => {
     ),
     h("h2", null, "Health"),
     healthDetails(webhook),
+    ...(webhook.ordering === "none" ? [] : [heldLanes(webhook)]),
     edit,
     rotateSecretPanel(context, webhook),
     recoverPanel(context, webhook),
@@ -388,3 +397,32 @@ export const deliveryView: View = async (context, [webhookIdText, deliveryIdText
     (error) => !isStatus(error, 401) || context.fail(error) !== undefined,
   );
 };
+
+/**
+ * An ordered endpoint's lanes held by a failing delivery (at most 20, longest held first): nothing
+ * later in the lane goes until that delivery succeeds or is exhausted.
+ */
+function heldLanes(webhook: Webhook): HTMLElement {
+  return h(
+    "section",
+    { class: "held-lanes", "aria-labelledby": "held-lanes-title" },
+    h("h2", { id: "held-lanes-title" }, "Held lanes"),
+    webhook.heldLanes.length === 0
+      ? h("p", { class: "muted" }, "None: no lane is waiting for a failing delivery.")
+      : table(
+          ["Lane", "Failing delivery", "Held since"],
+          webhook.heldLanes.map((lane) =>
+            row([
+              lane.roomId === null
+                ? webhook.ordering === "endpoint"
+                  ? "whole endpoint"
+                  : "events without a room"
+                : `room #${lane.roomId}`,
+              `#${lane.deliveryId}`,
+              time(lane.since),
+            ]),
+          ),
+          { class: "data" },
+        ),
+  );
+}

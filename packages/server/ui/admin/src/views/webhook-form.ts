@@ -1,9 +1,10 @@
 // The endpoint form: create one (on the list) or edit one (on its page), with its secret, events
-// (described from the catalogue), room filter, rate cap and custom headers.
+// (described from the catalogue), ordering, room filter, rate cap and custom headers.
 import {
   EVENT_NAMES,
   type EventSubscription,
   type EventType,
+  type Ordering,
   type SignatureScheme,
   type UpdateWebhookParams,
   type Webhook,
@@ -80,6 +81,23 @@ export function webhookForm(context: ViewContext, existing?: Webhook): HTMLEleme
       ] as const
     ).map(([value, label]) =>
       h("option", { value, selected: (existing?.signatureScheme ?? "parley") === value }, label),
+    ),
+  );
+  const ordering = h(
+    "select",
+    {
+      id: `${prefix}-ordering`,
+      name: "ordering",
+      "aria-describedby": `${prefix}-ordering-hint`,
+    },
+    (
+      [
+        ["none", "None: in parallel, retries may come after later events"],
+        ["room", "Per room: each room's events in order"],
+        ["endpoint", "Whole endpoint: every event in order, one at a time"],
+      ] as const
+    ).map(([value, label]) =>
+      h("option", { value, selected: (existing?.ordering ?? "none") === value }, label),
     ),
   );
   const roomIds = h("input", {
@@ -184,6 +202,13 @@ export function webhookForm(context: ViewContext, existing?: Webhook): HTMLEleme
       { id: `${prefix}-room-ids-hint`, class: "hint" },
       "Room IDs, separated by commas: events of other rooms are not sent (events without a room always are). Empty: every room.",
     ),
+    h("label", { for: ordering.id }, "Ordering"),
+    ordering,
+    h(
+      "small",
+      { id: `${prefix}-ordering-hint`, class: "hint" },
+      "With an ordering, a delivery that fails holds its lane (its room, or the whole endpoint) until it succeeds or is exhausted; other lanes keep going.",
+    ),
     h("label", { for: rateCap.id }, "Rate cap (deliveries per second)"),
     rateCap,
     h(
@@ -211,6 +236,7 @@ export function webhookForm(context: ViewContext, existing?: Webhook): HTMLEleme
     const headerSet = headers.read();
     if (typeof headerSet === "string") return showError(error, headerSet);
     const signatureScheme = scheme.value as SignatureScheme;
+    const order = ordering.value as Ordering;
     void busy(submit, async () => {
       try {
         // `url` is also the name of a request option: the body goes in `data`.
@@ -223,6 +249,7 @@ export function webhookForm(context: ViewContext, existing?: Webhook): HTMLEleme
               events,
               enabled: enabled.checked,
               signatureScheme,
+              ...(order === "none" ? {} : { ordering: order }),
               ...(rooms === null ? {} : { roomIds: rooms }),
               ...(cap === null ? {} : { maxDeliveriesPerSecond: cap }),
               ...(headerSet === undefined || headerSet === null ? {} : { headers: headerSet }),
@@ -241,6 +268,7 @@ export function webhookForm(context: ViewContext, existing?: Webhook): HTMLEleme
         if (enabled.checked !== existing.enabled) changes.enabled = enabled.checked;
         if (secret.value !== "") changes.secret = secret.value;
         if (signatureScheme !== existing.signatureScheme) changes.signatureScheme = signatureScheme;
+        if (order !== existing.ordering) changes.ordering = order;
         if (JSON.stringify(rooms) !== JSON.stringify(existing.roomIds)) changes.roomIds = rooms;
         if (cap !== existing.maxDeliveriesPerSecond) changes.maxDeliveriesPerSecond = cap;
         if (headerSet !== undefined) changes.headers = headerSet;
