@@ -1,6 +1,7 @@
 import websocket from "@fastify/websocket";
-import type { FastifyPluginAsync, onRequestHookHandler } from "fastify";
+import type { FastifyPluginAsync, FastifyRequest, onRequestHookHandler } from "fastify";
 import type { AppContext } from "../app-context.js";
+import { SESSION_COOKIE } from "../auth/session-cookie.js";
 import { AppError } from "../errors/app-error.js";
 import type { ConnectionBudget } from "../http/connection-budget.js";
 import { callsRoutes } from "./calls-routes.js";
@@ -59,6 +60,21 @@ export const realtimeRoutes: FastifyPluginAsync<RealtimeOptions> = async (
     );
   };
 
-  app.get("/api/stream", { websocket: true, onRequest: admit }, (socket) => stream.accept(socket));
+  app.get("/api/stream", { websocket: true, onRequest: admit }, (socket, request) =>
+    stream.accept(socket, sameOriginSession(ctx, request)),
+  );
   await app.register(callsRoutes, { ctx });
 };
+
+/**
+ * The session cookie of an upgrade from one of Parley's own pages, which then may authenticate the
+ * stream with an empty token. A browser sends cookies with any page's WebSocket to this host, so
+ * one from another origin (cross-site WebSocket hijacking) gets no session: it needs a token.
+ */
+function sameOriginSession(ctx: AppContext, request: FastifyRequest): string | undefined {
+  const session = request.cookies?.[SESSION_COOKIE];
+  if (!session) return undefined;
+  const origin = request.headers.origin;
+  const own = [`${request.protocol}://${request.host}`, ctx.config.publicBaseUrl];
+  return origin !== undefined && own.includes(origin) ? session : undefined;
+}

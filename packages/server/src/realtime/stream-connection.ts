@@ -133,6 +133,8 @@ export class StreamConnection {
   principal: Principal | undefined;
   /** The token of the auth frame, checked again every PARLEY_STREAM_REAUTHENTICATE_MS. */
   token: string | undefined;
+  /** The session cookie of a same-origin upgrade: what an auth frame with an empty token uses. */
+  sessionCookie: string | undefined;
   readonly subscriptions = new Map<number, Subscription>();
   /** Set by any frame or pong from the client; cleared by each heartbeat tick. */
   alive = true;

@@ -175,13 +175,14 @@ export class StreamGateway {
    * (PARLEY_STREAM_FRAMES_PER_SECOND, PARLEY_STREAM_FRAME_BURST; closed with 1008 past them, and
    * then no longer read) and handled in order, at most MAX_PENDING_FRAMES waiting.
    */
-  accept(socket: WebSocket): void {
+  accept(socket: WebSocket, sessionCookie?: string): void {
     const connection = new StreamConnection(
       socket,
       this.maxBufferedBytes,
       () => this.options.metrics.slowDropped.inc(),
       this.flusher,
     );
+    connection.sessionCookie = sessionCookie;
     if (socket.protocol !== STREAM_PROTOCOL) {
       connection.close(CLOSE.protocolError, `use the ${STREAM_PROTOCOL} subprotocol`);
       return;
@@ -272,9 +273,11 @@ export class StreamGateway {
       connection.close(CLOSE.unauthorized, "the first frame must be {type: auth, token}");
       return;
     }
+    // An empty token: the session cookie of the upgrade from a Parley page (realtime-routes.ts).
+    const token = frame.token === "" ? (connection.sessionCookie ?? "") : frame.token;
     let principal;
     try {
-      principal = await authenticateRequest(this.ctx, `Bearer ${frame.token}`);
+      principal = await authenticateRequest(this.ctx, `Bearer ${token}`);
     } catch {
       connection.close(CLOSE.unauthorized, "invalid token");
       return;
@@ -292,7 +295,7 @@ export class StreamGateway {
       return;
     }
     connection.principal = principal;
-    connection.token = frame.token;
+    connection.token = token;
     if (!mine) this.users.set(username, (mine = new Set()));
     mine.add(connection);
     connection.sendJson({ type: "ready", userId, username });

@@ -31,11 +31,12 @@ export interface StreamSocket {
 
 export async function openStream(
   origin: string,
-  options: { protocol?: string | null } = {},
+  options: { protocol?: string | null; headers?: Record<string, string> } = {},
 ): Promise<StreamSocket> {
   const protocol = options.protocol === undefined ? "parley.v1" : options.protocol;
   const url = `${origin.replace(/^http/, "ws")}/api/stream`;
-  const ws = protocol === null ? new WebSocket(url) : new WebSocket(url, protocol);
+  const init = options.headers ? { headers: options.headers } : {};
+  const ws = protocol === null ? new WebSocket(url, init) : new WebSocket(url, protocol, init);
   const frames: Frame[] = [];
   const waiters = new Set<() => void>();
   let cursor = 0;
