@@ -123,7 +123,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   await app.register(oidcRoutes, { ctx });
   await app.register(usersRoutes, { ctx });
   await app.register(tokensRoutes, { ctx });
-  await app.register(roomsRoutes, { ctx });
+  await app.register(roomsRoutes, { ctx, stream });
   await app.register(messagesRoutes, { ctx });
   await app.register(filesRoutes, { ctx });
   await app.register(searchRoutes, { ctx });

@@ -33,6 +33,10 @@ export interface StreamListeners {
   /** Who is present in a subscribed room changed (or was first learnt). */
   presence: (roomId: number, present: readonly string[]) => void;
   signal: (frame: { roomId: number; from: string; payload: unknown }) => void;
+  /** The user's read marker of a room moved (PUT /api/rooms/{roomId}/read, from any tab). */
+  read: (frame: { roomId: number; messageId: number }) => void;
+  /** Another member is typing in a subscribed room. */
+  typing: (frame: { roomId: number; username: string }) => void;
   error: (error: { code: StreamErrorCode | "unauthorized"; roomId?: number }) => void;
   state: (state: StreamState) => void;
   ready: (user: { userId: number; username: string }) => void;
@@ -51,6 +55,11 @@ export interface StreamClient {
   unsubscribe(roomId: number): void;
   /** Sends a WebRTC signal to another participant of the room's call. */
   signal(roomId: number, to: string, payload: unknown): void;
+  /**
+   * Tells a subscribed room's other members that the user is typing; the server relays at most
+   * one per 2 s per room and drops the rest, so calling it on every keystroke is fine.
+   */
+  typing(roomId: number): void;
   /** Who is present in a subscribed room (empty until its `subscribed` frame). */
   present(roomId: number): readonly string[];
   on<K extends keyof StreamListeners>(type: K, listener: StreamListeners[K]): () => void;
@@ -75,6 +84,8 @@ export function createStreamClient(options: StreamClientOptions): StreamClient {
     event: new Set(),
     presence: new Set(),
     signal: new Set(),
+    read: new Set(),
+    typing: new Set(),
     error: new Set(),
     state: new Set(),
     ready: new Set(),
@@ -138,6 +149,13 @@ export function createStreamClient(options: StreamClientOptions): StreamClient {
       }
       case "signal":
         emit("signal", { roomId: frame.roomId, from: frame.from, payload: frame.payload });
+        return;
+      case "read":
+        emit("read", { roomId: frame.roomId, messageId: frame.messageId });
+        return;
+      case "typing":
+        if (rooms.has(frame.roomId))
+          emit("typing", { roomId: frame.roomId, username: frame.username });
         return;
       case "error":
         if (frame.code === "forbidden" && frame.roomId !== undefined) rooms.delete(frame.roomId);
@@ -217,6 +235,9 @@ export function createStreamClient(options: StreamClientOptions): StreamClient {
     },
     signal(roomId, to, payload) {
       send({ type: "signal", roomId, to, payload });
+    },
+    typing(roomId) {
+      send({ type: "typing", roomId });
     },
     present(roomId) {
       return presence.get(roomId) ?? [];

@@ -11,6 +11,9 @@ export type { ListParams, Page, ProblemDetails } from "../wire/common.js";
 // Users
 export type {
   CreateUserParams,
+  DirectoryUser,
+  DirectoryUsers,
+  FindUsersParams,
   IssuedToken,
   IssueTokenParams,
   LinkedIdentity,
@@ -31,7 +34,18 @@ export type {
 } from "../wire/auth.js";
 
 // Rooms, direct messages, messages, files, moderation
-export type { OpenDmParams, Room, RoomNameParams } from "../wire/rooms.js";
+export type {
+  AddMemberParams,
+  CreateRoomParams,
+  ListRoomsParams,
+  MarkReadParams,
+  OpenDmParams,
+  ReadMarker,
+  Room,
+  RoomNameParams,
+  RoomPeer,
+  RoomVisibility,
+} from "../wire/rooms.js";
 export type { Call, CallState, IceServer } from "../wire/calls.js";
 export type {
   ContentFormat,

@@ -14,7 +14,14 @@ import type {
   Invite,
   LoginParams,
   SignedIn,
+  AddMemberParams,
   Call,
+  CreateRoomParams,
+  DirectoryUsers,
+  FindUsersParams,
+  ListRoomsParams,
+  MarkReadParams,
+  ReadMarker,
   CallState,
   CreateInboundWebhookParams,
   CreateUserParams,
@@ -51,6 +58,7 @@ import type {
   MessageRevisions,
   FlagReviewStatus,
   ModerationFlag,
+  OpenDmParams,
   Page,
   PostMessageParams,
   QueuedDelivery,
@@ -108,19 +116,27 @@ export interface Routes {
   /** Revokes one token by the `tokenId` it was issued with. */
   "DELETE /api/admin/tokens/{tokenId}": { params: TokenIdParams; response: undefined };
 
+  /** People to find, for every signed-in user: a prefix of the username or display name. */
+  "GET /api/users": { params: FindUsersParams; response: DirectoryUsers };
+
   // Rooms and direct messages
-  "POST /api/rooms": { params: { name: string }; response: Room };
-  "GET /api/rooms": { params: ListParams; response: Page<Room> };
+  "POST /api/rooms": { params: CreateRoomParams; response: Room };
+  /** Joined rooms and DMs with unread counts (default), or `scope: "public"`: rooms to browse. */
+  "GET /api/rooms": { params: ListRoomsParams; response: Page<Room> };
   "GET /api/rooms/{roomId}": { params: RoomId; response: Room };
   "POST /api/rooms/{roomId}/join": { params: RoomId; response: Room };
   "POST /api/rooms/{roomId}/leave": { params: RoomId; response: undefined };
+  /** A member adds someone (fires USER_JOINED_ROOM with via "membership"). */
+  "POST /api/rooms/{roomId}/members": { params: RoomId & AddMemberParams; response: Room };
+  /** Moves the caller's read marker forward (never back); answers the marker and counts. */
+  "PUT /api/rooms/{roomId}/read": { params: RoomId & MarkReadParams; response: ReadMarker };
   "POST /api/rooms/{roomId}/call/join": { params: RoomId; response: Call };
   "POST /api/rooms/{roomId}/call/leave": { params: RoomId; response: undefined };
   "GET /api/rooms/{roomId}/call": { params: RoomId; response: CallState };
   "DELETE /api/rooms/{roomId}": { params: RoomId; response: undefined };
   "DELETE /api/admin/rooms/{roomId}": { params: RoomId; response: undefined };
   /** 201 with a new conversation, or 200 with the one already open with that user. */
-  "POST /api/dms": { params: { userId: number }; response: Room };
+  "POST /api/dms": { params: OpenDmParams; response: Room };
   "POST /api/dms/{dmId}/promote": { params: { dmId: number; name: string }; response: Room };
 
   // Messages and files

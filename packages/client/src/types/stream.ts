@@ -65,6 +65,10 @@ export type ServerFrame =
   | StreamEventFrame
   | { type: "presence"; roomId: number; present: string[] }
   | { type: "signal"; roomId: number; from: string; payload: unknown }
+  /** To each of the user's connections: their read marker of the room moved (another tab read). */
+  | { type: "read"; roomId: number; messageId: number }
+  /** Another member of a subscribed room is typing (at most one per 2 s per user and room). */
+  | { type: "typing"; roomId: number; username: string }
   | { type: "error"; code: StreamErrorCode; roomId?: number }
   | { type: "pong" };
 
@@ -74,4 +78,6 @@ export type ClientFrame =
   | { type: "subscribe"; roomId: number; after?: number }
   | { type: "unsubscribe"; roomId: number }
   | { type: "signal"; roomId: number; to: string; payload: unknown }
+  /** "I am typing" in a subscribed room; more than one per 2 s per room is dropped silently. */
+  | { type: "typing"; roomId: number }
   | { type: "ping" };

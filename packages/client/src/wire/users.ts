@@ -1,6 +1,6 @@
 /** Users and their bearer tokens (admin). */
 import { Type, type Static } from "@sinclair/typebox";
-import { Id, StringEnum, Timestamp } from "./common.js";
+import { Id, Nullable, StringEnum, Timestamp } from "./common.js";
 
 export const USER_ROLES = ["admin", "bot", "user"] as const;
 export const UserRoleSchema = StringEnum(USER_ROLES);
@@ -68,3 +68,25 @@ export const LinkedIdentitySchema = Type.Object({
   subject: Type.String(),
 });
 export type LinkedIdentity = Static<typeof LinkedIdentitySchema>;
+
+/** A person as every signed-in user sees them (`GET /api/users?query=`). */
+export const DirectoryUserSchema = Type.Object({
+  id: Id(),
+  username: Type.String(),
+  displayName: Type.String(),
+  /** Users have no picture yet: always null for now. */
+  avatarUrl: Nullable(Type.String()),
+});
+export type DirectoryUser = Static<typeof DirectoryUserSchema>;
+
+/** `GET /api/users`: `query` a prefix of the username or of the display name. */
+export const FindUsersParamsSchema = Type.Object({
+  query: Type.Optional(Type.String({ maxLength: 200 })),
+  /** 1..20, default 20. */
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 20, default: 20 })),
+});
+export type FindUsersParams = Static<typeof FindUsersParamsSchema>;
+
+/** The directory's answer: at most 20 people (refine the query for others). */
+export const DirectoryUsersSchema = Type.Object({ items: Type.Array(DirectoryUserSchema) });
+export type DirectoryUsers = Static<typeof DirectoryUsersSchema>;

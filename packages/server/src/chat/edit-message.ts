@@ -14,6 +14,7 @@ import {
   type MessageForChange,
 } from "./messages-repository.js";
 import { mentionCandidates, resolveMentions } from "./mentions.js";
+import { recordMentions } from "./rooms-repository.js";
 import { screenMessageContent } from "./screen-message-content.js";
 
 export interface EditMessageInput {
@@ -151,13 +152,16 @@ export async function editMessage(
       moderation_status: status,
       now,
     });
+    const mentions = await resolveMentions(tx.db, input.roomId, mentionCandidates(stored, format));
+    // Mention counts follow the new content.
+    await recordMentions(
+      tx.db,
+      { id: current.id, roomId: input.roomId, senderId: current.sender_user_id },
+      mentions,
+      true,
+    );
     // As MESSAGE_CREATED: a hidden message's edits are not announced (its audience: the catalogue's).
     if (!isHidden(status)) {
-      const mentions = await resolveMentions(
-        tx.db,
-        input.roomId,
-        mentionCandidates(stored, format),
-      );
       await tx.emit(
         "MESSAGE_UPDATED",
         eventData.messageUpdated({

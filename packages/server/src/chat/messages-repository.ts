@@ -317,6 +317,7 @@ export async function eraseMessage(
 ): Promise<void> {
   await db.deleteFrom("message_revisions").where("message_id", "=", messageId).execute();
   await db.deleteFrom("message_reactions").where("message_id", "=", messageId).execute();
+  await db.deleteFrom("message_mentions").where("message_id", "=", messageId).execute();
   await db
     .updateTable("messages")
     .set({ content: "", content_text: "", deleted_at: now, updated_at: now })

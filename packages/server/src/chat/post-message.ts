@@ -25,6 +25,7 @@ import {
 } from "./messages-repository.js";
 import { HIDDEN_STATUSES } from "./message-visibility.js";
 import { mentionCandidates, resolveMentions } from "./mentions.js";
+import { recordMentions } from "./rooms-repository.js";
 import { screenMessageContent } from "./screen-message-content.js";
 
 export type MessageSender =
@@ -203,6 +204,13 @@ export async function postMessage(
       throw invalidFile(
         `fileIds must name files you uploaded to room ${input.roomId} that no message carries yet`,
       );
+    // For mention counts (a hidden message's count once it is approved: the count reads its status).
+    await recordMentions(
+      tx.db,
+      { id: message.id, roomId: input.roomId, senderId },
+      mentions,
+      false,
+    );
 
     // Who hears it (in a DM, its members' streams only) is the catalogue's rule: EVENT_AUDIENCE.
     if (moderation?.status !== "QUARANTINED") {

@@ -1,18 +1,25 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import {
+  AddMemberParamsSchema,
+  CreateRoomParamsSchema,
   IdParams,
-  ListParamsSchema,
+  ListRoomsParamsSchema,
+  MarkReadParamsSchema,
   OpenDmParamsSchema,
   PageOf,
+  ReadMarkerSchema,
   RoomNameParamsSchema,
   RoomSchema,
 } from "@parley/client/wire";
 import type { AppContext } from "../app-context.js";
+import type { StreamGateway } from "../realtime/stream-gateway.js";
 import { requireRole } from "../auth/require-role.js";
 import { decodeCursor, pageLimit, toPage } from "../http/pagination.js";
 import { authErrors, problemSchema } from "../http/schemas.js";
 import { openDm, promoteDm } from "./dms-service.js";
+import { markRead } from "./mark-read.js";
 import {
+  addRoomMember,
   adminDeleteRoom,
   createRoom,
   deleteRoom,
@@ -25,8 +32,20 @@ import {
 const roomParams = IdParams("roomId");
 const dmParams = IdParams("dmId");
 
-/** Rooms and direct messages: create, list, join, leave, delete, promote a DM to a room. */
-export const roomsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
+export interface RoomsRoutesOptions {
+  ctx: AppContext;
+  /** Tells a user's live-stream connections that their read marker moved. */
+  stream: Pick<StreamGateway, "announceRead">;
+}
+
+/**
+ * Rooms and direct messages: create, list (joined with unread counts, or public to browse), join,
+ * add members, read markers, leave, delete, open a DM by id or username, promote a DM to a room.
+ */
+export const roomsRoutes: FastifyPluginAsyncTypebox<RoomsRoutesOptions> = async (
+  app,
+  { ctx, stream },
+) => {
   const anyUser = requireRole(ctx);
   const admin = requireRole(ctx, "admin");
   const tags = ["rooms"];
@@ -39,8 +58,8 @@ export const roomsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
       schema: {
         tags,
         security,
-        summary: "Create a room (fires ROOM_CREATED; the creator joins it)",
-        body: RoomNameParamsSchema,
+        summary: "Create a public or private room (fires ROOM_CREATED; the creator joins it)",
+        body: CreateRoomParamsSchema,
         response: { 201: RoomSchema, 400: problemSchema, 401: problemSchema },
       },
     },
@@ -55,14 +74,17 @@ export const roomsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
       schema: {
         tags,
         security,
-        summary: "List the rooms and direct messages you are a member of",
-        querystring: ListParamsSchema,
+        summary:
+          "List your rooms and direct messages with unread and mention counts (scope=joined), or the public rooms (scope=public)",
+        querystring: ListRoomsParamsSchema,
         response: { 200: PageOf(RoomSchema), 400: problemSchema, 401: problemSchema },
       },
     },
     async (request) =>
       toPage(
         await listRooms(ctx, request.principal, {
+          scope: request.query.scope,
+          query: request.query.query,
           afterId: decodeCursor(request.query.cursor),
           limit: pageLimit(request.query),
         }),
@@ -103,6 +125,49 @@ export const roomsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
       },
     },
     async (request) => joinRoom(ctx, request.principal, request.params.roomId),
+  );
+
+  app.post(
+    "/api/rooms/:roomId/members",
+    {
+      onRequest: anyUser,
+      schema: {
+        tags,
+        security,
+        summary: "Add someone to a room you are a member of (fires USER_JOINED_ROOM)",
+        params: roomParams,
+        body: AddMemberParamsSchema,
+        response: {
+          200: RoomSchema,
+          400: problemSchema,
+          404: problemSchema,
+          409: problemSchema,
+          ...authErrors,
+        },
+      },
+    },
+    async (request) =>
+      addRoomMember(ctx, request.principal, request.params.roomId, request.body.userId),
+  );
+
+  app.put(
+    "/api/rooms/:roomId/read",
+    {
+      onRequest: anyUser,
+      schema: {
+        tags,
+        security,
+        summary:
+          "Move your read marker forward to a message (never back); answers the unread and mention counts after it",
+        params: roomParams,
+        body: MarkReadParamsSchema,
+        response: { 200: ReadMarkerSchema, 400: problemSchema, 404: problemSchema, ...authErrors },
+      },
+    },
+    async (request) =>
+      markRead(ctx, request.principal, request.params.roomId, request.body.messageId, (read) =>
+        stream.announceRead(read),
+      ),
   );
 
   app.post(
@@ -166,7 +231,8 @@ export const roomsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
       schema: {
         tags,
         security,
-        summary: "Open a direct message with a user (201), or get the one already open (200)",
+        summary:
+          "Open a direct message with a user, by userId or username (201), or get the one already open (200)",
         body: OpenDmParamsSchema,
         response: {
           200: RoomSchema,
@@ -178,7 +244,7 @@ export const roomsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
       },
     },
     async (request, reply) => {
-      const { room, created } = await openDm(ctx, request.principal, request.body.userId);
+      const { room, created } = await openDm(ctx, request.principal, request.body ?? {});
       return reply.code(created ? 201 : 200).send(room);
     },
   );

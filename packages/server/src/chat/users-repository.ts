@@ -1,6 +1,7 @@
 import type { Insertable, Kysely, Selectable, Transaction } from "kysely";
 import { lockRowsInIdOrder } from "../db/dialect.js";
 import type { Database, UserStatus, UsersTable } from "../db/schema.js";
+import { startsWith } from "../db/starts-with.js";
 
 /**
  * Queries on `users`. A deleted account keeps its row (its messages keep their sender), so reads
@@ -108,4 +109,28 @@ export async function setPasswordHash(
     .where("status", "!=", "deleted")
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
+}
+
+/**
+ * The directory: active accounts (disabled and deleted ones left out) whose username or display
+ * name starts with `query` (case-insensitive), by username, at most `limit`. Without a query, the
+ * first by username. A directory of thousands reads its rows by username (the unique index) and
+ * stops at `limit` matches.
+ */
+export async function findDirectoryUserRows(
+  db: Kysely<Database>,
+  query: string | undefined,
+  limit: number,
+): Promise<Pick<UserRow, "id" | "username" | "display_name">[]> {
+  let select = db
+    .selectFrom("users")
+    .select(["id", "username", "display_name"])
+    .where("status", "=", "active")
+    .orderBy("username", "asc")
+    .limit(limit);
+  if (query)
+    select = select.where((eb) =>
+      eb.or([startsWith("username", query), startsWith("display_name", query)]),
+    );
+  return select.execute();
 }

@@ -1,6 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import {
   CreateUserParamsSchema,
+  DirectoryUsersSchema,
+  FindUsersParamsSchema,
   IdParamsSchema,
   IssuedTokenSchema,
   IssueTokenParamsSchema,
@@ -16,17 +18,35 @@ import {
   createUser,
   deleteUser,
   disableUser,
+  findUsers,
   getActiveUser,
   issueUserToken,
   listUsers,
   toUserView,
 } from "./users-service.js";
 
-/** Admin management of user accounts and their tokens. */
+/** The people directory (every signed-in user), and admin management of accounts and tokens. */
 export const usersRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
   const admin = requireRole(ctx, "admin");
+  const anyUser = requireRole(ctx);
   const tags = ["users"];
   const security = [{ bearer: [] }];
+
+  app.get(
+    "/api/users",
+    {
+      onRequest: anyUser,
+      schema: {
+        tags,
+        security,
+        summary:
+          "Find people: active users whose username or display name starts with query (at most 20)",
+        querystring: FindUsersParamsSchema,
+        response: { 200: DirectoryUsersSchema, 400: problemSchema, 401: problemSchema },
+      },
+    },
+    async (request) => ({ items: await findUsers(ctx, request.query) }),
+  );
 
   app.post(
     "/api/admin/users",

@@ -1,4 +1,4 @@
-import type { User } from "@parley/client/wire";
+import type { DirectoryUser, User } from "@parley/client/wire";
 import type { AppContext } from "../app-context.js";
 import { isUniqueViolation } from "../db/dialect.js";
 import type { UserRole } from "../db/schema.js";
@@ -9,6 +9,7 @@ import { keysetSlice, type KeysetSlice } from "../db/keyset-slice.js";
 import type { Tx } from "../db/unit-of-work.js";
 import { removeFromEveryRoom } from "./rooms-repository.js";
 import {
+  findDirectoryUserRows,
   findUserRow,
   findUserRowByUsername,
   insertUserRow,
@@ -62,6 +63,28 @@ export async function listUsers(
 ): Promise<KeysetSlice<UserView>> {
   const rows = await listUserRows(ctx.db, { afterId: page.afterId, limit: page.limit });
   return keysetSlice(rows, page.limit, toUserView);
+}
+
+/** The most people one directory look-up answers. */
+export const DIRECTORY_LIMIT = 20;
+
+/**
+ * People to find, for every signed-in user: active accounts whose username or display name starts
+ * with `query` (case-insensitive), by username, at most 20; no role, status or dates.
+ */
+export async function findUsers(
+  ctx: AppContext,
+  input: { query?: string | undefined; limit?: number | undefined },
+): Promise<DirectoryUser[]> {
+  const query = input.query?.trim().replace(/^@/, "") || undefined;
+  const limit = Math.min(input.limit ?? DIRECTORY_LIMIT, DIRECTORY_LIMIT);
+  const rows = await findDirectoryUserRows(ctx.db, query, limit);
+  return rows.map((row) => ({
+    id: row.id,
+    username: row.username,
+    displayName: row.display_name,
+    avatarUrl: null,
+  }));
 }
 
 export async function getActiveUser(ctx: AppContext, id: number): Promise<UserRow> {

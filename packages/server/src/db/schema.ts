@@ -87,12 +87,24 @@ export interface RoomsTable {
   created_at: number;
   /** "<lower user id>:<higher user id>" while this is an open DM between those two; else null. */
   dm_key: string | null;
+  /** "public": listed, anyone may join; "private": members add members (migration 015). DMs: private. */
+  visibility: Generated<"public" | "private">;
+  topic: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface RoomMembersTable {
   room_id: number;
   user_id: number;
   joined_at: number;
+  /** The member's read marker: the newest message id they have read (0: none; migration 015). */
+  last_read_message_id: Generated<number>;
+}
+
+/** Who a message mentions: members of its room other than its sender (migration 015). */
+export interface MessageMentionsTable {
+  user_id: number;
+  room_id: number;
+  message_id: number;
 }
 
 export interface MessagesTable {
@@ -364,6 +376,7 @@ export interface Database {
   messages: MessagesTable;
   message_revisions: MessageRevisionsTable;
   message_reactions: MessageReactionsTable;
+  message_mentions: MessageMentionsTable;
   files: FilesTable;
   moderation_flags: ModerationFlagsTable;
   webhooks: WebhooksTable;

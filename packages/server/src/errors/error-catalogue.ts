@@ -9,6 +9,7 @@ export const ERROR_CATALOGUE = {
   invalid_json: { status: 400, title: "The body is not valid JSON" },
   invalid_cursor: { status: 400, title: "The cursor is not one this list handed out" },
   invalid_name: { status: 400, title: "The name is empty or longer than 200 characters" },
+  invalid_topic: { status: 400, title: "A room topic is at most 500 characters" },
   invalid_url: { status: 400, title: "The URL is not an absolute URL" },
   url_scheme_not_allowed: { status: 400, title: "The URL must use https" },
   url_host_not_allowed: {
@@ -91,6 +92,10 @@ export const ERROR_CATALOGUE = {
   username_taken: { status: 409, title: "That username is taken" },
   already_member: { status: 409, title: "Already a member of this room" },
   already_promoted: { status: 409, title: "This conversation is already a room" },
+  dm_members_fixed: {
+    status: 409,
+    title: "A direct message keeps its two members: promote it to a room to add people",
+  },
   flag_already_reviewed: { status: 409, title: "This moderation flag was already reviewed" },
   last_admin: {
     status: 409,

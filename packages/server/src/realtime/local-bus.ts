@@ -20,8 +20,8 @@ export function createLocalBus(spine: EventSpine): RealtimeBus {
           onMessage({ kind: "user-ended", username: (data as { username: string }).username });
       });
     },
-    async publish(signal) {
-      deliver?.(signal);
+    async publish(message) {
+      deliver?.(message);
     },
     async close() {
       unsubscribe?.();

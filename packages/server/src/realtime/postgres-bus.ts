@@ -3,7 +3,7 @@ import type pg from "pg";
 import { channelFor, listenOnChannel, type ChannelListener } from "../db/listen-channel.js";
 import type { Database } from "../db/schema.js";
 import type { EventSpine, InTransactionHook } from "../events/event-spine.js";
-import type { BusMessage, BusSignal, RealtimeBus } from "./realtime-bus.js";
+import type { BusMessage, BusRelay, RealtimeBus } from "./realtime-bus.js";
 import { endsUser, isFollowedEvent } from "./stream-frames.js";
 
 /** The PostgreSQL channel of the live stream (suffixed with the schema outside `public`). */
@@ -30,7 +30,7 @@ export interface PostgresBusOptions {
  * measured cost on the ingest path). Payloads are small (ids, usernames): the message itself is
  * loaded by each gateway, once per process.
  *
- * Signals: a NOTIFY outside any transaction.
+ * Signals, read markers and typing notices: a NOTIFY outside any transaction (nothing is stored).
  *
  * LISTEN runs on a dedicated connection. When it drops, notifications sent meanwhile are lost: it
  * reconnects with back-off and reports a gap, and the gateway asks its clients to resume.
@@ -75,17 +75,8 @@ export function createPostgresBus(options: PostgresBusOptions): RealtimeBus {
       removeHook = spine.onEmitInTransaction(streamNotification(channel));
       await listen(onMessage, onGap);
     },
-    async publish(signal: BusSignal) {
-      await notify(
-        db,
-        JSON.stringify({
-          k: "s",
-          r: signal.roomId,
-          f: signal.from,
-          t: signal.to,
-          p: signal.payload,
-        }),
-      );
+    async publish(message: BusRelay) {
+      await notify(db, encodeRelay(message));
     },
     async close() {
       removeHook?.();
@@ -109,6 +100,28 @@ export function streamNotification(channel: string): InTransactionHook {
   };
 }
 
+function encodeRelay(message: BusRelay): string {
+  switch (message.kind) {
+    case "signal":
+      return JSON.stringify({
+        k: "s",
+        r: message.roomId,
+        f: message.from,
+        t: message.to,
+        p: message.payload,
+      });
+    case "read":
+      return JSON.stringify({
+        k: "r",
+        r: message.roomId,
+        u: message.username,
+        m: message.messageId,
+      });
+    case "typing":
+      return JSON.stringify({ k: "t", r: message.roomId, u: message.username });
+  }
+}
+
 function decode(payload: string): BusMessage | undefined {
   try {
     const value = JSON.parse(payload) as Record<string, unknown>;
@@ -116,6 +129,15 @@ function decode(payload: string): BusMessage | undefined {
       return { kind: "event", event: value.e, data: value.d as { roomId: number } };
     if (value.k === "u" && typeof value.u === "string")
       return { kind: "user-ended", username: value.u };
+    if (value.k === "r")
+      return {
+        kind: "read",
+        roomId: value.r as number,
+        username: value.u as string,
+        messageId: value.m as number,
+      };
+    if (value.k === "t")
+      return { kind: "typing", roomId: value.r as number, username: value.u as string };
     if (value.k === "s")
       return {
         kind: "signal",

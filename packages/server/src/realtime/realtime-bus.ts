@@ -22,7 +22,25 @@ export interface BusUserEnded {
   username: string;
 }
 
-export type BusMessage = BusEvent | BusSignal | BusUserEnded;
+/** A user's read marker of a room moved: their connections on every process are told. */
+export interface BusRead {
+  kind: "read";
+  username: string;
+  roomId: number;
+  messageId: number;
+}
+
+/** A member is typing in a room: the room's other subscribers, on every process, are told. */
+export interface BusTyping {
+  kind: "typing";
+  roomId: number;
+  username: string;
+}
+
+/** What a process relays to every process (itself included), outside any transaction. */
+export type BusRelay = BusSignal | BusRead | BusTyping;
+
+export type BusMessage = BusEvent | BusRelay | BusUserEnded;
 
 /**
  * How the processes sharing a database tell each other what happened: committed events in commit
@@ -36,8 +54,8 @@ export interface RealtimeBus {
    * Resolves once messages committed from now on will be delivered.
    */
   start(onMessage: (message: BusMessage) => void, onGap: () => void): Promise<void>;
-  /** Relays a signal to every process (including this one). */
-  publish(signal: BusSignal): Promise<void>;
+  /** Relays a signal, a read marker or a typing notice to every process (including this one). */
+  publish(message: BusRelay): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -28,6 +28,9 @@ export const CLOSE = {
 /** The contract's 5 s for the first (auth) frame. */
 export const AUTH_TIMEOUT_MS = 5_000;
 
+/** A member's typing frames are relayed at most once per this many ms per room (the rest dropped). */
+export const TYPING_INTERVAL_MS = 2_000;
+
 /** The largest frame a client may send; a larger one closes the socket with 1009. */
 export const MAX_CLIENT_FRAME_BYTES = 64 * 1024;
 
@@ -65,6 +68,7 @@ export type ClientFrame =
   | { type: "subscribe"; roomId: number; after?: number }
   | { type: "unsubscribe"; roomId: number }
   | { type: "signal"; roomId: number; to: string; payload: unknown }
+  | { type: "typing"; roomId: number }
   | { type: "ping" };
 
 /** Error codes of `{"type":"error"}` frames. */
@@ -100,6 +104,8 @@ export function parseClientFrame(text: string): ClientFrame | undefined {
       if (!isId(frame.roomId) || typeof frame.to !== "string" || !("payload" in frame))
         return undefined;
       return { type: "signal", roomId: frame.roomId, to: frame.to, payload: frame.payload };
+    case "typing":
+      return isId(frame.roomId) ? { type: "typing", roomId: frame.roomId } : undefined;
     case "ping":
       return { type: "ping" };
     default:

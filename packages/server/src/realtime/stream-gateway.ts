@@ -29,11 +29,13 @@ import {
   CLOSE,
   parseClientFrame,
   STREAM_PROTOCOL,
+  TYPING_INTERVAL_MS,
   type ClientFrame,
   type StreamErrorCode,
 } from "./stream-frames.js";
 import { createStreamMetrics, type StreamMetrics, type UpgradeRefusal } from "./stream-metrics.js";
 import { TokenBucket } from "./token-bucket.js";
+import { TypingThrottle } from "./typing-throttle.js";
 
 /** Recent MESSAGE_CREATED ids kept per room, in commit order, for resume (see resumePlan). */
 const HISTORY_PER_ROOM = 512;
@@ -101,6 +103,8 @@ export class StreamGateway {
   /** Bounds the resumes reading the database at once (CONCURRENT_RESUME_READS). */
   private readonly resumeReads = pLimit(CONCURRENT_RESUME_READS);
   private readonly flusher: FrameFlusher;
+  /** Typing frames relayed per user and room (TYPING_INTERVAL_MS), across the user's sockets here. */
+  private readonly typing = new TypingThrottle(TYPING_INTERVAL_MS);
   private pingTimer: NodeJS.Timeout | undefined;
   private reauthTimer: NodeJS.Timeout | undefined;
   private reauthenticating: Promise<void> = Promise.resolve();
@@ -313,7 +317,39 @@ export class StreamGateway {
         return;
       case "signal":
         return this.signal(connection, frame.roomId, frame.to, frame.payload);
+      case "typing":
+        return this.relayTyping(connection, frame.roomId);
     }
+  }
+
+  /**
+   * A typing notice from a connection subscribed to the room (so a member: subscribing checked
+   * it, and leaving ends the subscription) goes to the room's other subscribers on every process;
+   * more than one per TYPING_INTERVAL_MS per user and room is dropped without an answer. Nothing
+   * is stored and no event fires.
+   */
+  private async relayTyping(connection: StreamConnection, roomId: number): Promise<void> {
+    if (!connection.subscriptions.has(roomId)) {
+      this.error(connection, "forbidden", { roomId });
+      return;
+    }
+    const username = connection.principal!.username;
+    if (!this.typing.allow(`${roomId}:${username}`, Date.now())) return;
+    await this.running().bus.publish({ kind: "typing", roomId, username });
+  }
+
+  /**
+   * Tells the user's connections, on every process, that their read marker of a room moved (PUT
+   * /api/rooms/{roomId}/read), so their other tabs follow. The tab that moved it gets the frame
+   * too: it carries the marker it already has. Nothing is sent while the stream is not running.
+   */
+  announceRead(read: { username: string; roomId: number; messageId: number }): void {
+    if (!this.parts) return;
+    this.parts.bus
+      .publish({ kind: "read", ...read })
+      .catch((error: unknown) =>
+        this.options.log.warn({ err: (error as Error).message }, "read marker not relayed"),
+      );
   }
 
   private error(connection: StreamConnection, code: StreamErrorCode, extra: object = {}) {
@@ -499,6 +535,26 @@ export class StreamGateway {
       // Disabled or deleted: its token no longer works, so neither does a connection it opened.
       for (const connection of [...(this.users.get(message.username) ?? [])])
         connection.close(CLOSE.unauthorized, "the user was disabled or deleted");
+      return;
+    }
+    if (message.kind === "read") {
+      const frame = JSON.stringify({
+        type: "read",
+        roomId: message.roomId,
+        messageId: message.messageId,
+      });
+      for (const connection of this.users.get(message.username) ?? []) connection.send(frame);
+      return;
+    }
+    if (message.kind === "typing") {
+      const subscribers = this.rooms.get(message.roomId);
+      if (!subscribers) return;
+      const frame = prepareTextFrame(
+        JSON.stringify({ type: "typing", roomId: message.roomId, username: message.username }),
+      );
+      for (const connection of subscribers)
+        if (connection.principal?.username !== message.username)
+          connection.sendRoomFrame(message.roomId, frame);
       return;
     }
     if (message.kind === "signal") {

@@ -13,6 +13,7 @@ import { deliveryLeaseIndex } from "./011-delivery-lease-index.js";
 import { messagesThatLive } from "./012-messages-that-live.js";
 import { messageReactions } from "./013-message-reactions.js";
 import { signIn } from "./014-sign-in.js";
+import { roomsToFind } from "./015-rooms-to-find.js";
 import { messageFiles } from "./016-message-files.js";
 import { messageSearch } from "./017-message-search.js";
 import { inboundFromTheWorld } from "./018-inbound-from-the-world.js";
@@ -35,6 +36,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   "012-messages-that-live": messagesThatLive,
   "013-message-reactions": messageReactions,
   "014-sign-in": signIn,
+  "015-rooms-to-find": roomsToFind,
   "016-message-files": messageFiles,
   "017-message-search": messageSearch,
   "018-inbound-from-the-world": inboundFromTheWorld,

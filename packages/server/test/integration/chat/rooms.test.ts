@@ -41,6 +41,12 @@ describeEachDialect("rooms and direct messages on $name", (dialect) => {
         createdBy: "alice",
         createdAt: expect.stringMatching(ISO),
         memberCount: 1,
+        visibility: "public",
+        topic: null,
+        peer: null,
+        lastReadMessageId: 0,
+        unreadCount: 0,
+        mentionCount: 0,
       });
       expect(seen.events).toEqual([["ROOM_CREATED", { roomId: room.id, createdBy: "alice" }]]);
     });
@@ -78,9 +84,9 @@ describeEachDialect("rooms and direct messages on $name", (dialect) => {
         method: "POST",
         url: "/api/rooms",
         headers: alice.headers,
-        payload: { name: "x", topic: "y" },
+        payload: { name: "x", purpose: "y" },
       });
-      expect(unknown.json()).toMatchObject({ code: "unknown_field", field: "body.topic" });
+      expect(unknown.json()).toMatchObject({ code: "unknown_field", field: "body.purpose" });
       const wrongType = await t.app.inject({
         method: "POST",
         url: "/api/rooms",

@@ -139,3 +139,73 @@ describeEachDialect("@parley/client stream client on $name", (dialect) => {
     }
   });
 });
+
+describeEachDialect("@parley/client stream client: typing and read on $name", (dialect) => {
+  let t: TestApp;
+  let origin: string;
+  let fay: TestUser;
+  let gus: TestUser;
+  let roomId: number;
+  const clients: StreamClient[] = [];
+
+  beforeAll(async () => {
+    t = await createTestApp(dialect);
+    await t.app.listen({ port: 0, host: "127.0.0.1" });
+    origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    fay = await t.user("user", `fay-${dialect.name}`);
+    gus = await t.user("user", `gus-${dialect.name}`);
+    const room = await t.app.inject({
+      method: "POST",
+      url: "/api/rooms",
+      headers: fay.headers,
+      payload: { name: "typing" },
+    });
+    roomId = room.json().id;
+    await t.app.inject({ method: "POST", url: `/api/rooms/${roomId}/join`, headers: gus.headers });
+  });
+  afterAll(async () => {
+    for (const client of clients) client.close();
+    await t?.close();
+  });
+
+  const connect = async (user: TestUser) => {
+    const client = createStreamClient({
+      baseUrl: origin,
+      token: user.token,
+      WebSocket: WebSocket as unknown as WebSocketConstructor,
+    });
+    clients.push(client);
+    client.subscribe(roomId);
+    await waitFor<number>((done) =>
+      client.on("presence", (room, present) => present.includes(user.username) && done(room)),
+    );
+    return client;
+  };
+
+  it("sends typing and hears another member's, and follows the user's read marker", async () => {
+    const typist = await connect(fay);
+    const listener = await connect(gus);
+    const heard = waitFor<{ roomId: number; username: string }>((done) =>
+      listener.on("typing", done),
+    );
+    typist.typing(roomId);
+    expect(await heard).toEqual({ roomId, username: fay.username });
+
+    const posted = await t.app.inject({
+      method: "POST",
+      url: `/api/rooms/${roomId}/messages`,
+      headers: fay.headers,
+      payload: { content: "read me" },
+    });
+    const moved = waitFor<{ roomId: number; messageId: number }>((done) =>
+      listener.on("read", done),
+    );
+    await t.app.inject({
+      method: "PUT",
+      url: `/api/rooms/${roomId}/read`,
+      headers: gus.headers,
+      payload: { messageId: posted.json().id },
+    });
+    expect(await moved).toEqual({ roomId, messageId: posted.json().id });
+  });
+});
