@@ -99,6 +99,7 @@ export type {
 // Inbound webhooks
 export type {
   CreateInboundWebhookParams,
+  GitHubIngestParams,
   InboundWebhook,
   InboundWebhookWithToken,
   IngestEditParams,
@@ -107,6 +108,7 @@ export type {
   IngestResult,
   ListInboundWebhooksParams,
   SlackIngestParams,
+  StripeIngestParams,
   UpdateInboundWebhookParams,
 } from "../wire/inbound-webhooks.js";
 

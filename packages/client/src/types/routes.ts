@@ -25,6 +25,7 @@ import type {
   CallState,
   CreateInboundWebhookParams,
   CreateUserParams,
+  GitHubIngestParams,
   CreateWebhookParams,
   DeliveryDetail,
   DeliverySearchItem,
@@ -64,6 +65,7 @@ import type {
   QueuedDelivery,
   Room,
   SlackIngestParams,
+  StripeIngestParams,
   StoredMessage,
   TokenIdParams,
   UpdateInboundWebhookParams,
@@ -314,6 +316,16 @@ export interface Routes {
   "DELETE /api/public/discord/{version}/webhooks/{id}/{token}/messages/{messageId}": {
     params: DiscordMessagePath & { thread_id?: number };
     response: undefined;
+  };
+  /** A GitHub delivery (header X-GitHub-Event): 200 when posted, 204 (no data) for ping or an ignored event. */
+  "POST /api/public/webhooks/ingest/{token}/github": {
+    params: { token: string; data: GitHubIngestParams };
+    response: IngestResult;
+  };
+  /** A Stripe event, signed with Stripe-Signature when the webhook has a signing secret. */
+  "POST /api/public/webhooks/ingest/{token}/stripe": {
+    params: { token: string; data: StripeIngestParams };
+    response: IngestResult;
   };
 
   // Operations

@@ -149,3 +149,23 @@ export const SlackIngestParamsSchema = Type.Object(
 );
 /** A Slack incoming-webhook payload, as Slack tools send it. */
 export type SlackIngestParams = Static<typeof SlackIngestParamsSchema>;
+
+/** A GitHub webhook payload, as GitHub sends it (JSON, or form-encoded `payload=<json>`). */
+export const GitHubIngestParamsSchema = Type.Unsafe<Record<string, unknown>>({
+  type: "object",
+  description:
+    "A GitHub webhook payload; X-GitHub-Event names its event. Only the fields a message shows are read.",
+});
+/** A GitHub webhook payload, as GitHub sends it. */
+export type GitHubIngestParams = Static<typeof GitHubIngestParamsSchema>;
+
+/** A Stripe event object, as Stripe sends it. */
+export const StripeIngestParamsSchema = Type.Object(
+  { id: Type.String(), type: Type.String() },
+  {
+    additionalProperties: true,
+    description: "A Stripe event object (`id`, `type`, `data.object`, `livemode`, ...).",
+  },
+);
+/** A Stripe event object, as Stripe sends it. */
+export type StripeIngestParams = Static<typeof StripeIngestParamsSchema>;

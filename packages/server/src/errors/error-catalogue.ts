@@ -70,6 +70,10 @@ export const ERROR_CATALOGUE = {
   // 401 / 403
   unauthorized: { status: 401, title: "A valid bearer token is required" },
   invalid_credentials: { status: 401, title: "The username or password is wrong" },
+  invalid_signature: {
+    status: 401,
+    title: "The request's signature is missing or does not match the webhook's signing secret",
+  },
   forbidden: { status: 403, title: "Your role does not allow this" },
   csrf_required: {
     status: 403,

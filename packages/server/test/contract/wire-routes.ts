@@ -52,6 +52,8 @@ import {
   InboundWebhookSchema,
   InboundWebhookWithTokenSchema,
   IngestParamsSchema,
+  GitHubIngestParamsSchema,
+  StripeIngestParamsSchema,
   IngestEditParamsSchema,
   IngestEditResultSchema,
   IngestMessageParamsSchema,
@@ -417,6 +419,20 @@ export const WIRE_ROUTES = {
     status: 204,
     params: DiscordMessageParamsSchema,
     querystring: DiscordMessageQuerySchema,
+  },
+  "POST /api/public/webhooks/ingest/{token}/github": {
+    status: 200,
+    params: IngestTokenParamsSchema,
+    body: GitHubIngestParamsSchema,
+    bodyAsData: true,
+    response: IngestResultSchema,
+  },
+  "POST /api/public/webhooks/ingest/{token}/stripe": {
+    status: 200,
+    params: IngestTokenParamsSchema,
+    body: StripeIngestParamsSchema,
+    bodyAsData: true,
+    response: IngestResultSchema,
   },
 } as const satisfies Record<string, WireRoute>;
 
