@@ -84,6 +84,7 @@ export type {
   ListDeliveriesParams,
   ListWebhooksParams,
   Ordering,
+  PayloadFormat,
   QueuedDelivery,
   Recovered,
   RecoverParams,

@@ -1133,6 +1133,8 @@ describe("admin UI in Chromium", { tags: ["chromium"] }, () => {
     await page.locator("#edit-event-all").check();
     expect(await page.locator("#edit-event-ROOM_CREATED").isDisabled()).toBe(true);
     await page.locator("#edit-signature-scheme").selectOption("standard-webhooks");
+    await page.locator("#edit-payload-format").selectOption("cloudevents-binary");
+    await page.locator("#edit-trace-context").check();
     await page.locator("#edit-room-ids").fill("7, 9");
     await page.locator("#edit-rate-cap").fill("25");
     await page.getByRole("button", { name: "Add header" }).click();
@@ -1145,6 +1147,8 @@ describe("admin UI in Chromium", { tags: ["chromium"] }, () => {
     expect(await api("GET", `/api/admin/webhooks/${webhook.id}`)).toMatchObject({
       events: ["*"],
       signatureScheme: "standard-webhooks",
+      payloadFormat: "cloudevents-binary",
+      traceContext: true,
       roomIds: [7, 9],
       maxDeliveriesPerSecond: 25,
       headers: { "x-tenant": "****abcd" },

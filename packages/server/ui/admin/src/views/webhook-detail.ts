@@ -102,6 +102,8 @@ export const webhookDetailView: View = async (context, [idText]) => {
           : [stateBadge(webhook), " since ", time(webhook.disabledAt)],
       ],
       ["Signature scheme", h("code", null, webhook.signatureScheme)],
+      ["Payload format", h("code", null, webhook.payloadFormat)],
+      ["Trace context", webhook.traceContext ? "traceparent sent" : "off"],
       [
         "Ordering",
         {

@@ -1,10 +1,12 @@
 // The endpoint form: create one (on the list) or edit one (on its page), with its secret, events
-// (described from the catalogue), ordering, room filter, rate cap and custom headers.
+// (described from the catalogue), signature scheme, ordering, payload format, trace context, room
+// filter, rate cap and custom headers.
 import {
   EVENT_NAMES,
   type EventSubscription,
   type EventType,
   type Ordering,
+  type PayloadFormat,
   type SignatureScheme,
   type UpdateWebhookParams,
   type Webhook,
@@ -100,6 +102,30 @@ export function webhookForm(context: ViewContext, existing?: Webhook): HTMLEleme
       h("option", { value, selected: (existing?.ordering ?? "none") === value }, label),
     ),
   );
+  const format = h(
+    "select",
+    {
+      id: `${prefix}-payload-format`,
+      name: "payloadFormat",
+      "aria-describedby": `${prefix}-payload-format-hint`,
+    },
+    (
+      [
+        ["parley", "Parley envelope"],
+        ["cloudevents", "CloudEvents, structured (application/cloudevents+json)"],
+        ["cloudevents-binary", "CloudEvents, binary (ce-* headers)"],
+      ] as const
+    ).map(([value, label]) =>
+      h("option", { value, selected: (existing?.payloadFormat ?? "parley") === value }, label),
+    ),
+  );
+  const traceContext = h("input", {
+    id: `${prefix}-trace-context`,
+    name: "traceContext",
+    type: "checkbox",
+    checked: existing?.traceContext ?? false,
+    "aria-describedby": `${prefix}-trace-context-hint`,
+  });
   const roomIds = h("input", {
     id: `${prefix}-room-ids`,
     name: "roomIds",
@@ -195,6 +221,19 @@ export function webhookForm(context: ViewContext, existing?: Webhook): HTMLEleme
     ),
     h("label", { for: scheme.id }, "Signature scheme"),
     scheme,
+    h("label", { for: format.id }, "Payload format"),
+    format,
+    h(
+      "small",
+      { id: `${prefix}-payload-format-hint`, class: "hint" },
+      "CloudEvents 1.0 for Knative, Dapr, Event Grid or Argo Events consumers; the signature covers the body as sent.",
+    ),
+    h("label", { class: "check", for: traceContext.id }, traceContext, "Send trace context"),
+    h(
+      "small",
+      { id: `${prefix}-trace-context-hint`, class: "hint" },
+      "Each attempt carries a W3C traceparent continuing the trace of the request that caused the event.",
+    ),
     h("label", { for: roomIds.id }, "Room filter"),
     roomIds,
     h(
@@ -237,6 +276,7 @@ export function webhookForm(context: ViewContext, existing?: Webhook): HTMLEleme
     if (typeof headerSet === "string") return showError(error, headerSet);
     const signatureScheme = scheme.value as SignatureScheme;
     const order = ordering.value as Ordering;
+    const payloadFormat = format.value as PayloadFormat;
     void busy(submit, async () => {
       try {
         // `url` is also the name of a request option: the body goes in `data`.
@@ -250,6 +290,8 @@ export function webhookForm(context: ViewContext, existing?: Webhook): HTMLEleme
               enabled: enabled.checked,
               signatureScheme,
               ...(order === "none" ? {} : { ordering: order }),
+              payloadFormat,
+              traceContext: traceContext.checked,
               ...(rooms === null ? {} : { roomIds: rooms }),
               ...(cap === null ? {} : { maxDeliveriesPerSecond: cap }),
               ...(headerSet === undefined || headerSet === null ? {} : { headers: headerSet }),
@@ -269,6 +311,9 @@ export function webhookForm(context: ViewContext, existing?: Webhook): HTMLEleme
         if (secret.value !== "") changes.secret = secret.value;
         if (signatureScheme !== existing.signatureScheme) changes.signatureScheme = signatureScheme;
         if (order !== existing.ordering) changes.ordering = order;
+        if (payloadFormat !== existing.payloadFormat) changes.payloadFormat = payloadFormat;
+        if (traceContext.checked !== existing.traceContext)
+          changes.traceContext = traceContext.checked;
         if (JSON.stringify(rooms) !== JSON.stringify(existing.roomIds)) changes.roomIds = rooms;
         if (cap !== existing.maxDeliveriesPerSecond) changes.maxDeliveriesPerSecond = cap;
         if (headerSet !== undefined) changes.headers = headerSet;
