@@ -485,6 +485,42 @@ describe("chat page in Chromium", { tags: ["chromium"] }, () => {
     expect(await accessibilityViolations(a)).toEqual([]);
   }, 60_000);
 
+  it("uploads files from the composer: an image shows as a preview, another file as a download link", async () => {
+    const room = await roomOfBoth("files");
+    const a = await inRoom(alice, room);
+    const b = await inRoom(bob, room);
+    // A 2x2 PNG, and a text file.
+    const png = Buffer.from(
+      "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGP8z8DAwMDAxMDAwMDAAAANHQEDasKb6QAAAABJRU5ErkJggg==",
+      "base64",
+    );
+    await a.locator("#composer-files").setInputFiles([
+      { name: "dot.png", mimeType: "image/png", buffer: png },
+      { name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("plain notes") },
+    ]);
+    await a.locator(".attachments li", { hasText: "dot.png" }).waitFor();
+    await a.locator(".attachments li", { hasText: "notes.txt" }).waitFor();
+    // Nothing typed: the files go with their names as the text.
+    await a.locator("#composer").press("Enter");
+    for (const page of [a, b]) {
+      const message = page.locator("#messages .message", { hasText: "dot.png, notes.txt" });
+      await message.locator('img.file-preview[alt="dot.png"]').waitFor();
+      // Signed in with a token, the page fetched the bytes itself: the image really decoded.
+      await page.waitForFunction(
+        () =>
+          (document.querySelector('img.file-preview[alt="dot.png"]') as HTMLImageElement | null)
+            ?.naturalWidth === 2,
+      );
+      await message.locator("a[download]", { hasText: "notes.txt" }).waitFor();
+    }
+    expect(await a.locator(".attachments li").count()).toBe(0);
+    const [download] = await Promise.all([
+      b.waitForEvent("download"),
+      b.locator("#messages a[download]", { hasText: "notes.txt" }).click(),
+    ]);
+    expect(download.suggestedFilename()).toBe("notes.txt");
+  }, 60_000);
+
   it("renders :shortcodes: as emoji in messages and the preview, never in code", async () => {
     const room = await roomOfBoth("shortcodes");
     const b = await inRoom(bob, room);

@@ -80,8 +80,26 @@ export interface Message {
   updatedAt: string;
   /** One entry per emoji, in the order each was first used. */
   reactions: Reaction[];
+  /** Files posted with it (images are previewed). */
+  files?: MessageFile[];
   /** `QUARANTINED`: hidden from everyone but its sender (and admins) until a moderator approves it. */
   moderationStatus?: string;
+}
+
+export interface MessageFile {
+  id: number;
+  name: string;
+  size: number;
+  mediaType: string;
+}
+
+/** A message a search found; `snippet` is escaped text with the matched words in `<mark>`. */
+export interface SearchHit {
+  roomId: number;
+  messageId: number;
+  threadId: number | null;
+  createdAt: string;
+  snippet: string;
 }
 
 /** A deleted message as lists show it: its content and revisions are gone. */
@@ -136,18 +154,34 @@ export const signInApi = {
 
 /** The few API calls the page makes, as plain functions. */
 export function createApi(auth: Auth) {
-  const api = request.defaults({
-    baseUrl: location.origin,
-    headers:
-      auth.kind === "token"
-        ? { authorization: `Bearer ${auth.token}` }
-        : { "x-parley-csrf": auth.csrfToken },
-  });
+  const headers: Record<string, string> =
+    auth.kind === "token"
+      ? { authorization: `Bearer ${auth.token}` }
+      : { "x-parley-csrf": auth.csrfToken };
+  const api = request.defaults({ baseUrl: location.origin, headers });
+  /** Plain fetch for bytes (uploads, downloads), with the same credentials. */
+  const bytes = async (path: string, init: RequestInit = {}): Promise<Response> => {
+    const response = await fetch(path, { ...init, headers });
+    if (!response.ok) {
+      const problem = (await response.json().catch(() => undefined)) as
+        { detail?: string; title?: string } | undefined;
+      throw new Error(
+        problem?.detail ?? problem?.title ?? `The server answered ${response.status}.`,
+      );
+    }
+    return response;
+  };
   const call = async <T>(route: string, parameters: Record<string, unknown> = {}) =>
     (await api(route, parameters)).data as T;
   return {
     me: () => call<User>("GET /api/me"),
     logout: () => call<void>("POST /api/auth/logout"),
+    /** Admins: a single-use link that creates a user (7 days). */
+    invite: (role: "user" | "admin", displayName?: string) =>
+      call<{ url: string; expiresAt: string }>("POST /api/admin/invites", {
+        role,
+        ...(displayName ? { displayName } : {}),
+      }),
     rooms: () => call<Page<Room>>("GET /api/rooms", { limit: 200 }),
     publicRooms: (query: string) =>
       call<Page<Room>>("GET /api/rooms", {
@@ -188,12 +222,27 @@ export function createApi(auth: Auth) {
         limit: 100,
         ...(cursor ? { cursor } : {}),
       }),
-    post: (roomId: number, content: string, threadId?: number) =>
+    post: (roomId: number, content: string, threadId?: number, fileIds: number[] = []) =>
       call<Message>("POST /api/rooms/{roomId}/messages", {
         roomId,
         content,
         ...(threadId === undefined ? {} : { threadId }),
+        ...(fileIds.length > 0 ? { fileIds } : {}),
       }),
+    /** Uploads a file to the room; answers its id (to post it with `fileIds`). */
+    upload: async (roomId: number, file: File): Promise<{ id: number }> => {
+      const form = new FormData();
+      form.append("file", file, file.name);
+      const response = await bytes(`/api/rooms/${roomId}/files`, { method: "POST", body: form });
+      return (await response.json()) as { id: number };
+    },
+    /** A file's bytes (a token cannot ride on an <img> or a link, so the page fetches them). */
+    file: async (roomId: number, fileId: number): Promise<Blob> =>
+      (await bytes(`/api/rooms/${roomId}/files/${fileId}`)).blob(),
+    /** Whether the browser sends the credentials by itself (the session cookie). */
+    cookie: auth.kind === "session",
+    search: (q: string, cursor?: string) =>
+      call<Page<SearchHit>>("GET /api/search", { q, limit: 20, ...(cursor ? { cursor } : {}) }),
     edit: (roomId: number, messageId: number, content: string) =>
       call<Message>("PATCH /api/rooms/{roomId}/messages/{messageId}", {
         roomId,

@@ -3,6 +3,7 @@
  * `@` completes the names of the room's people. The room's main box and a thread's reply box.
  */
 import { h, replaceChildren } from "./dom.js";
+import type { Attachments } from "./files.js";
 import { renderContent } from "./markdown.js";
 import { mentionCompletion } from "./mention-completion.js";
 
@@ -17,7 +18,11 @@ export interface ComposerOptions {
   /** Names `@` offers. */
   candidates(): Iterable<string>;
   /** Sends; a failure puts the text back. */
-  send(content: string): Promise<void>;
+  send(content: string, fileIds: number[]): Promise<void>;
+  /** Files to send with the message (the room's box has them; a thread's does not). */
+  attachments?: Attachments;
+  /** Called as the user types (the typing indicator). */
+  typing?: () => void;
 }
 
 export function composer(options: ComposerOptions): HTMLFormElement {
@@ -30,18 +35,23 @@ export function composer(options: ComposerOptions): HTMLFormElement {
   // First, so that its Enter (take the name) comes before Enter (send).
   const completion = mentionCompletion(text, options.id, options.candidates);
   const preview = h("div", { id: options.previewId, class: "preview", hidden: true });
+  const files = options.attachments;
   const send = async () => {
     const content = text.value;
-    if (!content.trim()) return;
+    const fileIds = files?.ids() ?? [];
+    if (files?.busy() || (!content.trim() && fileIds.length === 0)) return;
     text.value = "";
     preview.hidden = true;
     try {
-      await options.send(content);
+      // A message needs some text: files alone go with their names.
+      await options.send(content.trim() ? content : files!.names().join(", "), fileIds);
+      files?.clear();
     } catch {
       text.value = content;
     }
   };
   text.addEventListener("input", () => {
+    if (text.value.trim()) options.typing?.();
     preview.hidden = text.value.trim() === "";
     replaceChildren(
       preview,
@@ -65,6 +75,7 @@ export function composer(options: ComposerOptions): HTMLFormElement {
       },
     },
     preview,
+    files?.element ?? null,
     h(
       "div",
       { class: "row" },

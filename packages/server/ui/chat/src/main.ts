@@ -30,6 +30,9 @@ import { composer } from "./composer.js";
 import { pickEmoji } from "./emoji-picker.js";
 import { h, replaceChildren } from "./dom.js";
 import { peopleFinder, roomBrowser } from "./directory.js";
+import { attachments, messageFiles } from "./files.js";
+import { invitePanel } from "./invite.js";
+import { searchBox, searchResults } from "./search.js";
 import { messageItem, type MessageActions } from "./message-item.js";
 import { mutedRooms, type MutedRooms } from "./muted-rooms.js";
 import { notificationButton, notify } from "./notify.js";
@@ -43,6 +46,8 @@ interface Session {
   api: Api;
   stream: StreamClient;
   username: string;
+  /** From GET /api/me (undefined on a server without it). */
+  role: string | undefined;
   rooms: Room[];
   unread: Map<number, number>;
   /** Messages after the read marker that mention the user, by room. */
@@ -95,7 +100,13 @@ function inviteToken(): string | undefined {
 
 async function start(auth: Auth): Promise<void> {
   const api = createApi(auth);
-  const rooms = (await api.rooms()).items;
+  const [rooms, me] = await Promise.all([
+    api.rooms().then((page) => page.items),
+    api.me().catch((error: unknown) => {
+      if (isUnauthorized(error)) throw error;
+      return undefined;
+    }),
+  ]);
   // A session authenticates the stream with its cookie: an empty token says so (docs/realtime.md).
   const stream = createStreamClient({
     baseUrl: location.origin,
@@ -113,6 +124,7 @@ async function start(auth: Auth): Promise<void> {
     api,
     stream,
     username,
+    role: me?.role,
     rooms,
     unread: new Map(rooms.map((room) => [room.id, room.unreadCount ?? 0])),
     mentions: new Map(rooms.map((room) => [room.id, room.mentionCount ?? 0])),
@@ -226,16 +238,6 @@ function newestShown(): number | undefined {
   for (const id of s.messages.keys()) if (newest === undefined || id > newest) newest = id;
   return newest;
 }
-
-/** Another tab of the user read up to `messageId`: the counts come again from the server. */
-export function onRead(roomId: number, messageId: number): void {
-  const s = session!;
-  if (messageId > (s.readSent.get(roomId) ?? 0)) s.readSent.set(roomId, messageId);
-  clearTimeout(recount);
-  recount = setTimeout(() => void refreshRooms(), 100);
-}
-
-let recount: ReturnType<typeof setTimeout> | undefined;
 
 /**
  * The room list again from the server: its unread and mention counts, and rooms and DMs the page
@@ -476,6 +478,7 @@ function render(item: ListItem, main: boolean): HTMLElement {
     },
   };
   const replyCount = isTombstone(item) ? (s.tombstoneReplies.get(item.id) ?? 0) : 0;
+  actions.files = (message) => messageFiles(s.api, message.roomId, message.files ?? []);
   return messageItem(item, actions, replyCount);
 }
 
@@ -569,6 +572,7 @@ function renderShell(): void {
       "header",
       { class: "top" },
       h("span", { class: "brand" }, "Parley"),
+      searchBox((query) => showSearch(query)),
       h("span", { class: "who", id: "me" }, s.username),
       notificationButton(),
       h(
@@ -617,6 +621,18 @@ function renderShell(): void {
           },
           "Message someone",
         ),
+        s.role === "admin"
+          ? h(
+              "button",
+              {
+                type: "button",
+                id: "invite",
+                class: "link-button",
+                onclick: () => showDirectory("invite"),
+              },
+              "Invite someone",
+            )
+          : null,
       ),
       h("main", { id: "room", class: "room" }),
     ),
@@ -690,8 +706,8 @@ function roomLink(room: Room): HTMLElement {
   );
 }
 
-/** The room browser or the people finder, in place of a room. */
-function showDirectory(kind: "rooms" | "people"): void {
+/** The room browser, the people finder or (admins) the invitation form, in place of a room. */
+function showDirectory(kind: "rooms" | "people" | "invite"): void {
   const s = session!;
   const main = document.getElementById("room");
   if (!main) return;
@@ -711,9 +727,54 @@ function showDirectory(kind: "rooms" | "people"): void {
       },
       "All rooms",
     ),
-    kind === "rooms" ? roomBrowser(options) : peopleFinder({ ...options, me: s.username }),
+    kind === "rooms"
+      ? roomBrowser(options)
+      : kind === "people"
+        ? peopleFinder({ ...options, me: s.username })
+        : invitePanel(s.api, showError),
   );
   main.querySelector<HTMLElement>("input")?.focus();
+}
+
+/** Search results in place of a room; a hit opens its room at the message. */
+function showSearch(query: string): void {
+  const s = session!;
+  const main = document.getElementById("room");
+  if (!main) return;
+  s.selected = undefined;
+  closeThread(false);
+  renderRooms();
+  document.getElementById("layout")?.classList.add("room-open");
+  replaceChildren(
+    main,
+    searchResults({
+      api: s.api,
+      query,
+      roomName: (roomId) => {
+        const room = s.rooms.find((candidate) => candidate.id === roomId);
+        return room ? roomName(room) : `Room ${roomId}`;
+      },
+      open: (hit) => void jumpTo(hit.roomId, hit.threadId ?? hit.messageId),
+      fail: showError,
+    }),
+  );
+}
+
+/** Opens a room at a message: scrolled to it (older pages loaded as needed) and marked. */
+async function jumpTo(roomId: number, messageId: number): Promise<void> {
+  const s = session!;
+  await selectRoom(roomId);
+  const find = () =>
+    document.querySelector<HTMLElement>(`#messages [data-message-id="${messageId}"]`);
+  // Older pages until it shows, within reason (a search hit is usually recent).
+  for (let pages = 0; !find() && s.nextCursor && s.selected === roomId && pages < 20; pages++)
+    await loadOlder();
+  const target = find();
+  if (!target) return;
+  target.scrollIntoView({ block: "center" });
+  target.classList.add("found");
+  target.setAttribute("tabindex", "-1");
+  target.focus();
 }
 
 /** A room joined, or a DM opened: listed (once), followed live, and shown. */
@@ -835,14 +896,15 @@ function renderRoom(): void {
       submitLabel: "Send",
       me: s.username,
       candidates: () => mentionCandidates(),
-      send: async (content) => {
+      send: async (content, fileIds) => {
         try {
-          posted(await s.api.post(room.id, content));
+          posted(await s.api.post(room.id, content, undefined, fileIds));
         } catch (error) {
           showError(error);
           throw error;
         }
       },
+      attachments: attachments(s.api, room.id, "composer", showError),
     }),
     h("p", { id: "live-status", class: "visually-hidden", role: "status" }),
     callPanel(room.id),
@@ -1004,5 +1066,10 @@ async function boot(): Promise<void> {
     signIn(describeError(error));
   }
 }
+
+// An invitation link opened in a tab already on the page (only the fragment changes).
+window.addEventListener("hashchange", () => {
+  if (inviteToken() !== undefined && session === undefined) signIn();
+});
 
 void boot();

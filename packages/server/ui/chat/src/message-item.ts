@@ -23,6 +23,8 @@ export interface MessageActions extends ReactionActions {
   replace(message: Message): HTMLElement | undefined;
   /** Redraws a message from what the page knows now (after an edit box or question closes). */
   refresh(messageId: number): void;
+  /** The message's files (image previews, download links); null when it has none. */
+  files?: (message: Message) => HTMLElement | null;
 }
 
 export function messageItem(item: ListItem, actions: MessageActions, replyCount = 0): HTMLElement {
@@ -53,6 +55,7 @@ export function messageItem(item: ListItem, actions: MessageActions, replyCount 
           ),
     ),
     content,
+    actions.files?.(message) ?? null,
     held
       ? h(
           "p",
