@@ -36,6 +36,7 @@ import {
   editIngestMessage,
   ingestMessage,
 } from "./ingest.js";
+import { answerOnce, keptJson, RAW_BODY } from "./ingest-request.js";
 
 /** Marks a multipart body: the names of its file parts, refused once the token is known good. */
 const FILE_PARTS = Symbol("parley.discordFileParts");
@@ -49,7 +50,11 @@ const FORM_FIELDS = ["content", "username", "avatar_url"];
  * `payload_json` (or as plain `content`, `username`, `avatar_url` fields), files in other parts.
  * Parsed with the platform's own FormData reader, within the route's body limit.
  */
-async function parseMultipart(contentType: string, raw: Buffer): Promise<MultipartBody> {
+async function parseMultipart(
+  request: FastifyRequest,
+  contentType: string,
+  raw: Buffer,
+): Promise<MultipartBody> {
   let form: FormData;
   try {
     form = await new Response(Uint8Array.from(raw), {
@@ -70,6 +75,11 @@ async function parseMultipart(contentType: string, raw: Buffer): Promise<Multipa
     else if (name === "payload_json") payloadJson = value;
     else if (FORM_FIELDS.includes(name)) fields[name] = value;
   }
+  // What Idempotency-Key compares: the message as sent, not the multipart bytes, whose boundary
+  // a sender draws anew for each attempt.
+  (request as FastifyRequest & { [RAW_BODY]: Buffer | null })[RAW_BODY] = Buffer.from(
+    JSON.stringify([payloadJson ?? null, fields, files]),
+  );
   if (payloadJson !== undefined) {
     let parsed: unknown;
     try {
@@ -209,6 +219,7 @@ const errorAnswer = {
 const errorAnswers = {
   400: errorAnswer,
   404: errorAnswer,
+  409: errorAnswer,
   413: errorAnswer,
   415: errorAnswer,
   422: errorAnswer,
@@ -232,7 +243,7 @@ export const discordRoutes: FastifyPluginAsync<{ ctx: AppContext; bodyLimit: num
     "multipart/form-data",
     { parseAs: "buffer", bodyLimit },
     async (request: FastifyRequest, body: Buffer) =>
-      parseMultipart(String(request.headers["content-type"]), body),
+      parseMultipart(request, String(request.headers["content-type"]), body),
   );
 
   app.setErrorHandler(async (error: FastifyError | DiscordApiError, request, reply) => {
@@ -288,7 +299,7 @@ export const discordRoutes: FastifyPluginAsync<{ ctx: AppContext; bodyLimit: num
         tags,
         summary: "Execute Webhook, as Discord's (discord.js WebhookClient.send)",
         description:
-          "Discord's body: content, embeds (up to 10, rendered to markdown after the content), username and avatar_url (used only when the webhook allows overrides), allowed_mentions; JSON, or multipart/form-data with payload_json (file parts answer 400). With wait=true answers 200 with a Discord message object, else 204. thread_id posts a reply in that thread. Content limits, DLP, moderation and the webhook_ingest rate limit are ingest's. Errors in Discord's shape: 404 10015 Unknown Webhook (unknown id or token, the same answer), 400 50035 Invalid Form Body, 400 50006 Cannot send an empty message, 429 with retry_after.",
+          "Discord's body: content, embeds (up to 10, rendered to markdown after the content), username and avatar_url (used only when the webhook allows overrides), allowed_mentions; JSON, or multipart/form-data with payload_json (file parts answer 400). With wait=true answers 200 with a Discord message object, else 204. thread_id posts a reply in that thread. Content limits, DLP, moderation, Idempotency-Key and the webhook_ingest rate limit are ingest's. Errors in Discord's shape: 404 10015 Unknown Webhook (unknown id or token, the same answer), 400 50035 Invalid Form Body, 400 50006 Cannot send an empty message, 429 with retry_after.",
         consumes: ["application/json", "multipart/form-data"],
         params: DiscordWebhookParamsSchema,
         querystring: DiscordExecuteQuerySchema,
@@ -311,20 +322,30 @@ export const discordRoutes: FastifyPluginAsync<{ ctx: AppContext; bodyLimit: num
       const overrides = target.allowOverrides
         ? { displayName: message.username, avatarUrl: message.avatarUrl }
         : {};
-      const posted = await ingestMessage(ctx, target, {
-        content: message.content,
-        contentFormat: "markdown",
-        threadId,
-        ...overrides,
-      });
-      if (!wait) return reply.code(204).send();
-      return discordMessageObject(target, {
-        id: posted.messageId,
-        roomId: target.roomId,
-        content: message.content!,
-        createdAt: Date.parse(posted.timestamp),
-        editedAt: null,
-        authorName: overrides.displayName ?? target.displayName,
+      const post = async () => {
+        const posted = await ingestMessage(ctx, target, {
+          content: message.content,
+          contentFormat: "markdown",
+          threadId,
+          ...overrides,
+        });
+        return discordMessageObject(target, {
+          id: posted.messageId,
+          roomId: target.roomId,
+          content: message.content!,
+          createdAt: Date.parse(posted.timestamp),
+          editedAt: null,
+          authorName: overrides.displayName ?? target.displayName,
+        });
+      };
+      // Without a key, the common case, the answer is serialized by the route's schema as usual.
+      if (request.headers["idempotency-key"] === undefined) {
+        const sent = await post();
+        return wait ? sent : reply.code(204).send();
+      }
+      return answerOnce(ctx, request, reply, target, async () => {
+        const sent = await post();
+        return wait ? keptJson(200, sent) : { status: 204, headers: {}, body: null };
       });
     },
   );

@@ -203,6 +203,52 @@ describeEachDialect("the Discord-compatible route with discord.js on $name", (di
     });
   });
 
+  describe("Idempotency-Key", () => {
+    it("posts once per key: discord.js sending twice with the key gets the first message back", async () => {
+      const hook = await createWebhook(server.t);
+      const client = new WebhookClient(
+        { id: String(hook.id), token: hook.token },
+        {
+          rest: {
+            api: `${server.origin}/api/public/discord`,
+            retries: 0,
+            headers: { "Idempotency-Key": "deploy-88-finished" },
+          },
+        },
+      );
+      clients.push(client);
+      const first = await client.send({ content: "deploy 88 finished" });
+      const again = await client.send({ content: "deploy 88 finished" });
+      expect(again).toEqual(first);
+      expect((await messagesOf(server.t, hook.roomId)).map((m) => m.content)).toEqual([
+        "deploy 88 finished",
+      ]);
+    });
+
+    it("replays 204 and multipart posts by their message, not their boundary, and refuses another body with the key", async () => {
+      const hook = await createWebhook(server.t);
+      const url = `${server.origin}/api/public/discord/v10/webhooks/${hook.id}/${hook.token}`;
+      const send = (content: string, key: string) => {
+        const form = new FormData();
+        form.set("payload_json", JSON.stringify({ content }));
+        return fetch(url, { method: "POST", headers: { "idempotency-key": key }, body: form });
+      };
+      const first = await send("nightly backup done", "backup-2026-11-27");
+      const replay = await send("nightly backup done", "backup-2026-11-27");
+      expect([first.status, replay.status]).toEqual([204, 204]);
+      expect(first.headers.get("idempotent-replayed")).toBeNull();
+      expect(replay.headers.get("idempotent-replayed")).toBe("true");
+      const other = await send("nightly backup FAILED", "backup-2026-11-27");
+      expect(other.status).toBe(422);
+      expect(await other.json()).toEqual({ message: expect.any(String), code: 0 });
+      const badKey = await send("x", "é");
+      expect(badKey.status).toBe(400);
+      expect((await messagesOf(server.t, hook.roomId)).map((m) => m.content)).toEqual([
+        "nightly backup done",
+      ]);
+    });
+  });
+
   describe("fetchMessage, editMessage, deleteMessage", () => {
     it("reads, edits and deletes the webhook's own message", async () => {
       const hook = await createWebhook(server.t, { displayName: "CI" });
