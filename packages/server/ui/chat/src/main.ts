@@ -172,6 +172,8 @@ async function start(auth: Auth): Promise<void> {
       renderShell();
     }
   });
+  stream.on("read", ({ roomId, messageId }) => onRead(roomId, messageId));
+  stream.on("typing", ({ roomId, username }) => onTyping(roomId, username));
   stream.on("presence", (roomId) => {
     if (roomId === session?.selected) renderPresence();
   });
@@ -187,6 +189,7 @@ async function start(auth: Auth): Promise<void> {
 function onMessage(roomId: number, message: Message, mentions: string[] = []): void {
   const s = session!;
   notifyOf(roomId, message, mentions);
+  if (message.sender.username) stoppedTyping(roomId, message.sender.username);
   if (roomId !== s.selected || document.visibilityState === "hidden") {
     // Counted as the server counts: top-level messages of others, and every mention of the user.
     if (message.sender.username !== s.username) {
@@ -238,6 +241,16 @@ function newestShown(): number | undefined {
   for (const id of s.messages.keys()) if (newest === undefined || id > newest) newest = id;
   return newest;
 }
+
+/** Another tab of the user read up to `messageId`: the counts come again from the server. */
+function onRead(roomId: number, messageId: number): void {
+  const s = session!;
+  if (messageId > (s.readSent.get(roomId) ?? 0)) s.readSent.set(roomId, messageId);
+  clearTimeout(recount);
+  recount = setTimeout(() => void refreshRooms(), 100);
+}
+
+let recount: ReturnType<typeof setTimeout> | undefined;
 
 /**
  * The room list again from the server: its unread and mention counts, and rooms and DMs the page
@@ -905,11 +918,55 @@ function renderRoom(): void {
         }
       },
       attachments: attachments(s.api, room.id, "composer", showError),
+      typing: () => sendTyping(room.id),
     }),
+    h("p", { id: "typing", class: "typing", "aria-live": "polite" }),
     h("p", { id: "live-status", class: "visually-hidden", role: "status" }),
     callPanel(room.id),
   );
   renderPresence();
+}
+
+/** Tells the room the user is typing: at most once per 2 s (the server drops more). */
+let typingSent = { roomId: 0, at: 0 };
+function sendTyping(roomId: number): void {
+  const now = Date.now();
+  if (typingSent.roomId === roomId && now - typingSent.at < 2_000) return;
+  typingSent = { roomId, at: now };
+  session?.stream.typing(roomId);
+}
+
+/** Who is typing, by room: each name until 4 s after their last typing frame, or their message. */
+const typists = new Map<number, Map<string, ReturnType<typeof setTimeout>>>();
+function onTyping(roomId: number, username: string): void {
+  let room = typists.get(roomId);
+  if (!room) typists.set(roomId, (room = new Map()));
+  clearTimeout(room.get(username));
+  room.set(
+    username,
+    setTimeout(() => stoppedTyping(roomId, username), 4_000),
+  );
+  renderTyping();
+}
+
+function stoppedTyping(roomId: number, username: string): void {
+  const room = typists.get(roomId);
+  if (!room?.has(username)) return;
+  clearTimeout(room.get(username));
+  room.delete(username);
+  renderTyping();
+}
+
+function renderTyping(): void {
+  const target = document.getElementById("typing");
+  if (!target || session?.selected === undefined) return;
+  const names = [...(typists.get(session.selected)?.keys() ?? [])];
+  target.textContent =
+    names.length === 0
+      ? ""
+      : names.length === 1
+        ? `${names[0]} is typing…`
+        : `${names.slice(0, -1).join(", ")} and ${names.at(-1)} are typing…`;
 }
 
 /** Mute or unmute the room on this browser (see muted-rooms.ts). */
