@@ -10,8 +10,11 @@
 // (its own packages under @parley) and `npm run build` run there, for example
 //   git worktree add /tmp/wt-before <commit>
 // Run: npx tsx packages/server/bench/compare-ingest-builds.ts --before /tmp/wt-before
-//        [--rounds 8] [--duration 6] [--connections 50]
+//        [--rounds 8] [--duration 6] [--connections 50] [--otlp]
+// --otlp: this checkout's server exports OpenTelemetry spans to a local OTLP/HTTP receiver.
 // SQLite always; PostgreSQL too when PARLEY_TEST_DATABASE_URL is set. Not part of run-all.ts.
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -34,7 +37,13 @@ const url = (server: Server) => `http://127.0.0.1:${server.ready.port}${server.r
 async function compare(
   dialect: "sqlite" | "postgres",
   before: IngestBench,
-  options: { rounds: number; duration: number; connections: number },
+  options: {
+    rounds: number;
+    duration: number;
+    connections: number;
+    /** Added to the environment of this checkout's server only (e.g. OpenTelemetry export). */
+    afterEnv?: NodeJS.ProcessEnv;
+  },
 ) {
   const sides = { before, after } as const;
   const servers: Partial<Record<keyof typeof sides, Server>> = {};
@@ -44,7 +53,10 @@ async function compare(
   const ratios: number[] = [];
   try {
     for (const side of ["before", "after"] as const) {
-      servers[side] = await sides[side].start(dialect);
+      servers[side] = await sides[side].start(
+        dialect,
+        side === "after" && options.afterEnv ? { ...process.env, ...options.afterEnv } : undefined,
+      );
     }
     for (const side of ["before", "after"] as const) {
       await after.loadUrls([url(servers[side]!)], 2, options.connections);
@@ -96,12 +108,13 @@ async function main() {
       rounds: { type: "string" },
       duration: { type: "string" },
       connections: { type: "string" },
+      otlp: { type: "boolean" },
     },
   });
   if (!values.before) throw new Error("--before <checkout of the other build> is required");
   const beforePath = path.resolve(values.before, "packages/server/bench/ingest.bench.ts");
   const before = (await import(pathToFileURL(beforePath).href)) as IngestBench;
-  const options = {
+  const options: Parameters<typeof compare>[2] = {
     rounds: numberOption(values.rounds, 8),
     duration: numberOption(values.duration, 6),
     connections: numberOption(values.connections, 50),
@@ -109,11 +122,26 @@ async function main() {
   console.log(
     `ingest, this checkout against ${values.before}: ${options.rounds} rounds x ${options.duration} s, ${options.connections} connections, ${os.cpus().length} CPUs`,
   );
+  // --otlp: this checkout's server exports its spans to a local OTLP/HTTP receiver (answers 200).
+  let collector: http.Server | undefined;
+  if (values.otlp) {
+    collector = http.createServer((req, res) => {
+      req.resume();
+      req.on("end", () => res.writeHead(200, { "content-type": "application/json" }).end("{}"));
+    });
+    await new Promise<void>((resolve) => collector!.listen(0, "127.0.0.1", resolve));
+    const { port } = collector.address() as AddressInfo;
+    Object.assign(options, {
+      afterEnv: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `http://127.0.0.1:${port}/v1/traces` },
+    });
+    console.log(`  this checkout exports its spans to http://127.0.0.1:${port}/v1/traces`);
+  }
   const dialects: Array<"sqlite" | "postgres"> = process.env.PARLEY_TEST_DATABASE_URL
     ? ["sqlite", "postgres"]
     : ["sqlite"];
   const results = [];
   for (const dialect of dialects) results.push(await compare(dialect, before, options));
+  collector?.close();
   console.log(
     "\nmedians              before    after  after/before (median of rounds, range)  server CPU µs/request before / after",
   );

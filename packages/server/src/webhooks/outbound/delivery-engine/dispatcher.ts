@@ -132,6 +132,9 @@ export function circuitTimingFor(
   return { cooldownMs, maxCooldownMs };
 }
 
+/** An attempt nobody traces: no exporter, and an endpoint without trace context. */
+const UNTRACED: DeliverSpan = { traceParent: "", traceState: null, end: () => undefined };
+
 /** The event id of a delivery: the row's, or one made from its id for rows inserted by hand. */
 function eventIdOf(row: ClaimedDelivery): string {
   return row.event_id ?? `evt_${String(row.id).padStart(26, "0")}`;
@@ -454,17 +457,21 @@ export class DeliveryDispatcher implements Dispatcher {
     sent: boolean;
   }> {
     let request: SignedRequest;
-    // The attempt's place in its event's trace (its webhook.deliver span when exported).
-    const span = startDeliverSpan(this.deps.tracer, {
-      deliveryId: row.id,
-      webhookId: row.webhook_id,
-      eventId: eventIdOf(row),
-      event: row.event,
-      attempt: row.attempts + 1,
-      url: row.url,
-      traceParent: row.trace_parent,
-      traceState: row.trace_state,
-    });
+    // The attempt's place in its event's trace (its webhook.deliver span when exported): made
+    // only when something uses it, an exporter or an endpoint that sends trace context.
+    const span =
+      this.deps.tracer === undefined && row.trace_context !== 1
+        ? UNTRACED
+        : startDeliverSpan(this.deps.tracer, {
+            deliveryId: row.id,
+            webhookId: row.webhook_id,
+            eventId: eventIdOf(row),
+            event: row.event,
+            attempt: row.attempts + 1,
+            url: row.url,
+            traceParent: row.trace_parent,
+            traceState: row.trace_state,
+          });
     try {
       request = this.signedRequest(row, span);
     } catch (error) {
