@@ -294,7 +294,7 @@ export const SETTINGS = {
     flag: "--oidc-issuer",
     kind: "url",
     description:
-      "Single sign-on: the OpenID Connect issuer (its /.well-known/openid-configuration is read at start). With the client id and secret, the sign-in pages offer it.",
+      "Single sign-on: the OpenID Connect issuer (its /.well-known/openid-configuration is read at the first sign-on). With the client id and secret, the sign-in pages offer it.",
   },
   oidcClientId: {
     env: "PARLEY_OIDC_CLIENT_ID",

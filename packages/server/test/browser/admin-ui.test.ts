@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { createRequire } from "node:module";
 import { signWebhookPayload } from "@parley/client";
+import { OAuth2Server } from "oauth2-mock-server";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import {
   afterAll,
@@ -32,6 +33,8 @@ const BUILD_SCRIPT = fileURLToPath(new URL("../../scripts/build-admin-ui.mjs", i
 const SECRET = "a-receiver-secret-0123456789";
 const XSS_NAME = "<img src=x onerror=alert(1)>";
 const ADMIN_PASSWORD = "the admin's long password";
+/** A password sign-in answers after an argon2id verify: seconds on a busy machine, not one. */
+const SIGN_IN_WAIT = { timeout: 20_000 };
 /**
  * A screenshot of each page the tests reach is kept here, as a test artifact (test-results/ is
  * git-ignored); PARLEY_UI_SCREENSHOTS names another folder.
@@ -215,7 +218,9 @@ describe("admin UI in Chromium", { tags: ["chromium"] }, () => {
     await page.locator("#username").fill("admin");
     await page.locator("#password").fill("not the password");
     await page.getByRole("button", { name: "Sign in", exact: true }).click();
-    await expect.poll(() => page.locator("#sign-in-error").textContent()).toContain("wrong");
+    await expect
+      .poll(() => page.locator("#sign-in-error").textContent(), SIGN_IN_WAIT)
+      .toContain("wrong");
     // No single sign-on configured: no button for it.
     expect(await page.locator("#sso-link").count()).toBe(0);
 
@@ -260,6 +265,41 @@ describe("admin UI in Chromium", { tags: ["chromium"] }, () => {
     expect(after.statusCode).toBe(401);
   });
 
+  it("offers single sign-on when configured, and the provider's redirect back opens the admin UI", async () => {
+    const provider = new OAuth2Server();
+    await provider.issuer.keys.generate("RS256");
+    await provider.start(0, "127.0.0.1");
+    onTestFinished(() => provider.stop());
+    provider.issuer.url = `http://127.0.0.1:${(provider.address() as AddressInfo).port}`;
+    provider.service.on("beforeTokenSigning", (token: { payload: Record<string, unknown> }) => {
+      token.payload.sub = "sso-admin";
+    });
+    const sso = await createTestApp(SQLITE, {
+      oidcIssuer: provider.issuer.url,
+      oidcClientId: "parley-admin-ui",
+      oidcClientSecret: "a client secret",
+      oidcName: "Acme",
+    });
+    onTestFinished(() => sso.close());
+    // Sign-up is off: the provider's account signs in as the admin it is linked to.
+    const link = await sso.app.inject({
+      method: "POST",
+      url: `/api/admin/users/${sso.admin.id}/identities`,
+      headers: sso.admin.headers,
+      payload: { subject: "sso-admin" },
+    });
+    expect(link.statusCode).toBe(201);
+    const ssoOrigin = await sso.app.listen({ port: 0, host: "127.0.0.1" });
+
+    await page.goto(`${ssoOrigin}/admin/`);
+    const button = page.getByRole("link", { name: "Sign in with Acme" });
+    await button.waitFor();
+    await button.click();
+    await page.getByRole("heading", { name: "Outbound webhooks" }).waitFor();
+    expect(new URL(page.url()).pathname).toBe("/admin/webhooks");
+    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+  });
+
   it("refuses a user who is not an admin, and ends that session", async () => {
     const user = await t.user();
     await setUserPassword(t.ctx, user.username, "a user's long password");
@@ -267,7 +307,9 @@ describe("admin UI in Chromium", { tags: ["chromium"] }, () => {
     await page.locator("#username").fill(user.username);
     await page.locator("#password").fill("a user's long password");
     await page.getByRole("button", { name: "Sign in", exact: true }).click();
-    await expect.poll(() => page.locator("#sign-in-error").textContent()).toContain("not an admin");
+    await expect
+      .poll(() => page.locator("#sign-in-error").textContent(), SIGN_IN_WAIT)
+      .toContain("not an admin");
     const cookie = (await context.cookies()).find((c) => c.name === "parley_session");
     if (cookie) {
       const me = await t.app.inject({

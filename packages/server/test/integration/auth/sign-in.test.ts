@@ -1,3 +1,4 @@
+import crypto from "node:crypto";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { verifications } from "../../../src/auth/password-hashing.js";
 import { createTestApp, type TestApp } from "../../helpers/build-app.js";
@@ -30,6 +31,23 @@ describeEachDialect("password sign-in on $name", (dialect) => {
     expect(cookie).toMatchObject({ value: body.token, httpOnly: true, sameSite: "Lax", path: "/" });
     // Plain http without an https public address: a Secure cookie would never come back.
     expect(cookie.secure).toBeUndefined();
+  });
+
+  it("stores an argon2id hash of the password and only the hash of the session", async () => {
+    const user = await userWithPassword(t);
+    const row = await t.ctx.db
+      .selectFrom("users")
+      .select("password_hash")
+      .where("id", "=", user.id)
+      .executeTakeFirstOrThrow();
+    expect(row.password_hash).toMatch(/^\$argon2id\$v=19\$m=65536,t=4,p=1\$/);
+    expect(row.password_hash).not.toContain(PASSWORD);
+    const { token } = (await login(t, user.username, PASSWORD)).json() as { token: string };
+    const sessions = await t.ctx.db.selectFrom("sessions").selectAll().execute();
+    expect(JSON.stringify(sessions)).not.toContain(token);
+    expect(sessions.map((session) => session.id_hash)).toContain(
+      crypto.createHash("sha256").update(token).digest("hex"),
+    );
   });
 
   it("authenticates the API by the cookie and by the session token as a bearer token", async () => {
