@@ -174,6 +174,11 @@ function discordAnswer(error: AppError, reply: FastifyReply): DiscordApiError {
       });
     case "content_required":
       return emptyMessage();
+    case "unsupported_media_type":
+      return new DiscordApiError(415, {
+        message: "send the body as application/json or multipart/form-data",
+        code: DISCORD_CODES.general,
+      });
     case "content_too_large":
       return invalidFormBody({
         path: ["content"],

@@ -368,6 +368,20 @@ describeEachDialect("the Discord-compatible route with discord.js on $name", (di
       expect([broken.status, (await broken.json()).code]).toEqual([400, 50109]);
       const tooLarge = await thrown(discord(hook).send({ content: "x".repeat(16_385) }));
       expect([tooLarge.status, tooLarge.code]).toEqual([400, 50035]);
+      const huge = await post({ content: "x".repeat(70 * 1024) });
+      expect([huge.status, await huge.json()]).toEqual([
+        413,
+        { message: "Request entity too large", code: 40005 },
+      ]);
+      const text = await fetch(url, {
+        method: "POST",
+        headers: { "content-type": "text/plain" },
+        body: "hello",
+      });
+      expect([text.status, await text.json()]).toEqual([
+        415,
+        { message: "send the body as application/json or multipart/form-data", code: 0 },
+      ]);
       expect(await messagesOf(server.t, hook.roomId)).toEqual([]);
     });
 
