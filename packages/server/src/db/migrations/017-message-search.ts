@@ -13,8 +13,8 @@ import { dialectOf } from "../dialect.js";
  *   write, whatever the path (a post, a batch of posts, an edit, a delete, a moderation decision).
  * - SQLite: `message_search`, a contentless FTS5 table (the text is in `messages`, not copied
  *   again) whose rowid is the message id, with two columns: `body` (content_text) and `room_id`
- *   (the room's id as a token, so the rooms a user may read are part of the match: a word common
- *   in other teams' rooms costs a search nothing). Triggers on `messages` keep it. Contentless, a
+ *   (the room's id as a token, so that the index can intersect a word with the rooms a user may
+ *   read: search-repository.ts says when it does). Triggers on `messages` keep it. Contentless, a
  *   row is removed with the 'delete' command and the values it was indexed with, which the
  *   triggers have (`old.`); `secure-delete` removes the deleted words from the index's pages at
  *   once (FTS5 otherwise leaves them until segments merge), so with the connection's
@@ -24,14 +24,31 @@ import { dialectOf } from "../dialect.js";
  *   PostgreSQL.
  * - PostgreSQL: a partial GIN index on SEARCH_VECTOR, `to_tsvector('simple', ...)` of the text with
  *   the punctuation that makes the parser keep e-mail addresses, host names, URLs, paths and
- *   versions as one token turned into spaces, so "example" finds "example.com" as on SQLite.
+ *   versions as one token turned into spaces, so "example" finds "example.com" as on SQLite;
  *   'simple' (lowercased words, no stemming, no stop words): the same words match on both
- *   databases, whatever the language of the team.
+ *   databases, whatever the language of the team. Plus one lexeme for the message's room,
+ *   `room <id>` (with a space, which no text's lexeme has), so that the index itself intersects
+ *   the words with the user's rooms: a word common in other rooms costs no row reads. And one for
+ *   its age, `age <id / 65536>`, so that a search can ask for the newest messages first and read
+ *   only those rows (GIN has no order). An expression index, not a stored column: no second copy
+ *   of the text's words in every row.
  * - The migration fills content_text (rendering each message) and the index for existing
  *   messages.
  */
+/** Message ids per age lexeme (PostgreSQL): see search-repository.ts. */
+export const AGE_SPAN = 65_536;
 const SEPARATORS = ".@/:-_+#&;<>=?~%\\";
-export const SEARCH_VECTOR = `to_tsvector('simple'::regconfig, translate("content_text", '${SEPARATORS}', '${" ".repeat(SEPARATORS.length)}'))`;
+export const SEARCH_VECTOR = `(to_tsvector('simple'::regconfig, translate("content_text", '${SEPARATORS}', '${" ".repeat(SEPARATORS.length)}')) || array_to_tsvector(array['room ' || "room_id"::text, 'age ' || ("id" / ${AGE_SPAN})::text]))`;
+
+/** The lexeme of a message's room in SEARCH_VECTOR: no text gives it (it holds a space). */
+export function roomLexeme(roomId: number): string {
+  return `room ${roomId}`;
+}
+
+/** The lexeme of a message's age in SEARCH_VECTOR: its id's span of AGE_SPAN ids. */
+export function ageLexeme(id: number): string {
+  return `age ${Math.floor(id / AGE_SPAN)}`;
+}
 
 /** Which messages the index holds, as a condition on a `messages` row (`row`: new, old or none). */
 function searchable(row = ""): string {

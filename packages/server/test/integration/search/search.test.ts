@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { ModerationClassifier } from "../../../src/safety/moderation/moderation-classifier.js";
+import { CANDIDATES } from "../../../src/search/search-repository.js";
 import { createTestApp, type TestApp, type TestUser } from "../../helpers/build-app.js";
 import { describeEachDialect } from "../../helpers/dialects.js";
 import { createRoom, postMessages } from "../../helpers/fixtures.js";
@@ -197,6 +198,34 @@ describeEachDialect("search on $name", (dialect) => {
     ).toBe(2);
   });
 
+  it("finds a user's older message under thousands of newer matches in rooms they are not in", async () => {
+    const w = word();
+    const mine = await posted(alice, `ours ${w}`);
+    // More newer matches elsewhere than the index's first reading takes (CANDIDATES), written
+    // as rows: the index is kept by the database, whatever wrote them.
+    const now = Date.now();
+    const rows = Array.from({ length: CANDIDATES + 100 }, (_, i) => ({
+      room_id: otherRoomId,
+      sender_user_id: carol.id,
+      inbound_webhook_id: null,
+      sender_display_name: "carol",
+      sender_avatar_url: null,
+      content: `theirs ${w}`,
+      content_format: "markdown" as const,
+      content_text: `theirs ${w}`,
+      moderation_status: "none" as const,
+      created_at: now + i,
+      updated_at: now + i,
+    }));
+    for (let i = 0; i < rows.length; i += 500)
+      await t.ctx.db
+        .insertInto("messages")
+        .values(rows.slice(i, i + 500))
+        .execute();
+    expect((await hits(alice, { q: w })).map((h) => h.messageId)).toEqual([mine.id]);
+    expect(await hits(carol, { q: w, limit: 5 })).toHaveLength(5);
+  });
+
   it("refuses roomId of a room the user is not in (403) or that does not exist (404)", async () => {
     const notIn = await search(alice, { q: "narrow", roomId: otherRoomId });
     expect(notIn.statusCode).toBe(403);
@@ -290,6 +319,36 @@ describeEachDialect("search on $name", (dialect) => {
     expect(await hits(alice, { q: `"${w} AND` })).toHaveLength(1);
     // The room's id is no word of the message: the index's room column is not searched as text.
     expect(await hits(alice, { q: `${w} ${roomId}` })).toEqual([]);
+  });
+
+  it("finds a message far older than the newest ones, and pages across them", async () => {
+    const w = word();
+    const old = await posted(alice, `ancient ${w}`);
+    // A message with an id hundreds of thousands later, as on a server with that many messages.
+    const now = Date.now();
+    const later = await t.ctx.db
+      .insertInto("messages")
+      .values({
+        id: 400_000 + old.id,
+        room_id: roomId,
+        sender_user_id: bob.id,
+        inbound_webhook_id: null,
+        sender_display_name: "bob",
+        sender_avatar_url: null,
+        content: `recent ${w}`,
+        content_format: "markdown",
+        content_text: `recent ${w}`,
+        moderation_status: "none",
+        created_at: now,
+        updated_at: now,
+      } as never)
+      .returning("id")
+      .executeTakeFirstOrThrow();
+    expect((await hits(bob, { q: w })).map((h) => h.messageId)).toEqual([Number(later.id), old.id]);
+    const first = await search(bob, { q: w, limit: 1 });
+    const second = await hits(bob, { q: w, cursor: first.json().nextCursor });
+    expect(second.map((h) => h.messageId)).toEqual([old.id]);
+    expect((await hits(bob, { q: `ancient ${w}` })).map((h) => h.messageId)).toEqual([old.id]);
   });
 
   it("answers 400 invalid_query for a missing, empty, wordless, too long or too many-worded q", async () => {
