@@ -29,10 +29,11 @@ describeEachDialect("the live stream signed in by session on $name", (dialect) =
   it("refuses the cookie of an upgrade from another origin, or without one", async () => {
     const user = await userWithPassword(server.t);
     const browser = await signIn(server.t, user.username);
-    for (const headers of [
+    const cases: Record<string, string>[] = [
       { cookie: browser.cookie, origin: "https://evil.example" },
       { cookie: browser.cookie },
-    ]) {
+    ];
+    for (const headers of cases) {
       const socket = await streamWith(headers);
       expect((await socket.closed).code).toBe(4401);
     }
