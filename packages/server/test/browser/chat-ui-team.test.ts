@@ -2,7 +2,7 @@
  * A team adopts the chat page, in Debian's Chromium against the real server (SQLite): two people
  * sign in with passwords, the admin invites a third who accepts in the browser; they find each
  * other and open a DM by name, share an image that shows as a preview, keep unread counts across a
- * reload (and across tabs as one reads), see each other typing and get a browser
+ * reload (and across tabs as one reads), search, see each other typing and get a browser
  * notification; axe finds no serious or critical problem, and 360 px needs no sideways scroll.
  */
 import type { Page } from "playwright-core";
@@ -69,7 +69,7 @@ describe("a team on the chat page in Chromium", { tags: ["chromium"] }, () => {
     await page.locator("#me").getByText(username).waitFor();
   }
 
-  it("signs in, invites, finds people, shares an image, keeps unread counts, types and notifies", async () => {
+  it("signs in, invites, finds people, shares an image, keeps unread counts, searches, types and notifies", async () => {
     // Two people sign in with passwords; a wrong one is refused with the server's words.
     const a = await h.openPage("alice");
     expect(await accessibilityViolations(a)).toEqual([]);
@@ -188,7 +188,17 @@ describe("a team on the chat page in Chromium", { tags: ["chromium"] }, () => {
     ]);
     await setHidden(c, false);
 
+    // Search: the hit's words marked; choosing it opens the DM at the message.
     await c.locator(`[data-room-id="${generalId}"]`).click();
+    await c.locator("#search").fill("deploy");
+    await c.locator("#search").press("Enter");
+    const hit = c.locator("#search-results .search-hit").first();
+    await hit.locator("mark", { hasText: /deploy/i }).waitFor();
+    expect(await hit.textContent()).toContain("Bob Builder");
+    expect(await accessibilityViolations(c)).toEqual([]);
+    await c.screenshot({ path: `${SCREENSHOTS}team-search.png` });
+    await hit.click();
+    await c.locator(".message.found", { hasText: "first unread about the deploy" }).waitFor();
 
     // Everything above, checked by axe on a busy page, and at phone width.
     expect(await accessibilityViolations(b)).toEqual([]);
