@@ -5,9 +5,9 @@
  *   --steady-seconds N      the delivery benchmark's steady run on each database (default 60)
  *   --skip-large-table      leave out the 1,000,000-row delivery table benchmark
  *   --skip-scale-out        leave out one against two Parley processes on PostgreSQL
- *   --only a,b              only these (dead-receivers, delivery, delivery-search, ingest,
- *                           large-table, login, messages-that-live, ordered-lanes, scale-out,
- *                           search, stream)
+ *   --only a,b              only these (dead-receivers, delivery, delivery-search, inbound,
+ *                           ingest, large-table, login, messages-that-live, ordered-lanes,
+ *                           scale-out, search, stream)
  *
  * The same from the environment, for `npm run bench` at the root (which passes no flags):
  * PARLEY_BENCH_QUICK=1, PARLEY_BENCH_STEADY_SECONDS=N, PARLEY_BENCH_SKIP_LARGE_TABLE=1,
@@ -18,6 +18,7 @@ import { parseArgs } from "node:util";
 import { deadReceiversOptionsFrom, runDeadReceiversBench } from "./dead-receivers.bench.js";
 import { runDeliverySearchBench } from "./delivery-search.bench.js";
 import { deliveryOptionsFrom, runDeliveryBench } from "./delivery.bench.js";
+import { inboundOptionsFrom, runInboundBench } from "./inbound-from-the-world.bench.js";
 import { runIngestBench } from "./ingest.bench.js";
 import { largeTableOptionsFrom, runLargeTableBench } from "./large-table.bench.js";
 import { runLoginBench } from "./login.bench.js";
@@ -63,6 +64,7 @@ const benchmarks: Array<[name: string, run: () => Promise<void>]> = [
           : { duration: 10, connections: 50, rounds: 3 },
       ),
   ],
+  ["inbound", () => runInboundBench(inboundOptionsFrom({ quick }))],
   ["large-table", () => runLargeTableBench(largeTableOptionsFrom({ quick }))],
   ["login", () => runLoginBench({ quick })],
   ["messages-that-live", () => runMessagesThatLiveBench(messagesThatLiveOptionsFrom({ quick }))],

@@ -135,7 +135,8 @@ function refChange(verb: "created" | "deleted"): Formatter {
 function star(payload: Payload): string | undefined {
   if (payload.action !== "created") return undefined;
   const stars = num(obj(payload.repository).stargazers_count);
-  return `${actor(payload)} starred ${repoLink(payload)}${stars === undefined ? "" : ` (${stars} stars)`}`;
+  const count = stars === undefined ? "" : ` (${stars} ${stars === 1 ? "star" : "stars"})`;
+  return `${actor(payload)} starred ${repoLink(payload)}${count}`;
 }
 
 function fork(payload: Payload): string {
