@@ -1,4 +1,6 @@
 import crypto from "node:crypto";
+import { TraceGate } from "./tracing/trace-gate.js";
+import { hasTracedEndpoint } from "./webhooks/outbound/admin-api/endpoints-repository.js";
 import { startOpenTelemetry, type Tracing } from "./tracing/open-telemetry.js";
 import type { Kysely } from "kysely";
 import { TokenService } from "./auth/token-service.js";
@@ -36,6 +38,8 @@ export interface AppContext {
   readonly instanceId: string;
   /** OpenTelemetry export, when OTEL_EXPORTER_OTLP_ENDPOINT is set (tracing/open-telemetry.ts). */
   readonly tracing: Tracing | undefined;
+  /** Whether requests carry their trace to the deliveries they cause (tracing/trace-gate.ts). */
+  readonly traceGate: TraceGate;
   now(): number;
 }
 
@@ -74,6 +78,7 @@ export async function createAppContext(
   const keys = await loadServerKeys(config, connection);
   const now = options.now ?? Date.now;
   const instanceId = `${process.pid}-${crypto.randomBytes(4).toString("hex")}`;
+  const tracing = options.tracing ?? (await startOpenTelemetry());
   const { spine, announce } = EventSpine.create({
     dialect: connection.dialect,
     db: connection.db,
@@ -98,7 +103,8 @@ export async function createAppContext(
     safety: createSafety(config),
     files: options.files ?? (await createFileStorage(config)),
     instanceId,
-    tracing: options.tracing ?? (await startOpenTelemetry()),
+    tracing,
+    traceGate: new TraceGate(() => hasTracedEndpoint(connection.db), tracing !== undefined),
     now,
   };
 }

@@ -107,7 +107,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   app.decorate("stream", stream);
 
   // First: every later hook and handler runs inside the request's trace.
-  await app.register(traceRequests, { tracing: ctx.tracing });
+  await app.register(traceRequests, { tracing: ctx.tracing, gate: ctx.traceGate });
   await app.register(jsonOnly);
   await app.register(routeRules, { onRoute: options.onRoute });
   await app.register(httpMetrics, { metrics });

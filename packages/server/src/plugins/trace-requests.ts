@@ -4,6 +4,7 @@ import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
 import { runWithTrace } from "../tracing/request-trace.js";
 import type { Tracing } from "../tracing/open-telemetry.js";
+import type { TraceGate } from "../tracing/trace-gate.js";
 import {
   formatTraceParent,
   newSpanId,
@@ -26,9 +27,15 @@ declare module "fastify" {
  * events queue: the trace is current for the whole handling of the request (request-trace.ts).
  */
 export const traceRequests = fp(
-  async function traceRequests(app: FastifyInstance, options: { tracing?: Tracing | undefined }) {
+  async function traceRequests(
+    app: FastifyInstance,
+    options: { tracing?: Tracing | undefined; gate: TraceGate },
+  ) {
     const tracer = options.tracing?.tracer;
+    const gate = options.gate;
     app.addHook("onRequest", (request, _reply, done) => {
+      // Nothing uses a trace (no exporter, no endpoint with trace context): no trace is kept.
+      if (!gate.carry()) return done();
       const incoming = readTraceParent(request.headers.traceparent);
       const state = incoming ? readTraceState(request.headers.tracestate) : undefined;
       let traceParent: string;

@@ -214,3 +214,15 @@ export async function relaneQueuedDeliveries(
       .execute();
   }
 }
+
+/** Whether an enabled endpoint sends trace context (tracing/trace-gate.ts). */
+export async function hasTracedEndpoint(db: Kysely<Database>): Promise<boolean> {
+  const row = await db
+    .selectFrom("webhooks")
+    .select("id")
+    .where("trace_context", "=", 1)
+    .where("enabled", "=", 1)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}

@@ -130,6 +130,7 @@ export async function createEndpoint(
     disabled_reason: valid.enabled === false ? "manual" : null,
     disabled_at: valid.enabled === false ? now : null,
   });
+  if (valid.traceContext) ctx.traceGate.endpointTraced();
   return viewOf(ctx, ctx.db, row);
 }
 
@@ -193,6 +194,7 @@ export async function updateEndpoint(
   if (valid.signatureScheme !== undefined) changes.signature_scheme = valid.signatureScheme;
   if (valid.payloadFormat !== undefined) changes.payload_format = valid.payloadFormat;
   if (valid.traceContext !== undefined) changes.trace_context = valid.traceContext ? 1 : 0;
+  if (valid.traceContext) ctx.traceGate.endpointTraced();
   if (valid.roomIds !== undefined) changes.room_filter = roomFilterOf(valid.roomIds);
   if (valid.headers !== undefined) changes.headers_ciphertext = sealedHeaders(ctx, valid.headers);
   if (valid.maxDeliveriesPerSecond !== undefined)
