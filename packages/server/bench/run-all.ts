@@ -7,7 +7,7 @@
  *   --skip-scale-out        leave out one against two Parley processes on PostgreSQL
  *   --only a,b              only these (dead-receivers, delivery, delivery-search, inbound,
  *                           ingest, large-table, login, messages-that-live, ordered-lanes,
- *                           scale-out, search, stream)
+ *                           room-list, scale-out, search, stream)
  *
  * The same from the environment, for `npm run bench` at the root (which passes no flags):
  * PARLEY_BENCH_QUICK=1, PARLEY_BENCH_STEADY_SECONDS=N, PARLEY_BENCH_SKIP_LARGE_TABLE=1,
@@ -27,6 +27,7 @@ import {
   runMessagesThatLiveBench,
 } from "./messages-that-live.bench.js";
 import { orderedLanesOptionsFrom, runOrderedLanesBench } from "./ordered-lanes.bench.js";
+import { roomListOptionsFrom, runRoomListBench } from "./room-list.bench.js";
 import { runScaleOutBench, scaleOutOptionsFrom } from "./scale-out.bench.js";
 import { runSearchBench, searchOptionsFrom } from "./search.bench.js";
 import { runStreamBench } from "./stream.bench.js";
@@ -68,6 +69,7 @@ const benchmarks: Array<[name: string, run: () => Promise<void>]> = [
   ["large-table", () => runLargeTableBench(largeTableOptionsFrom({ quick }))],
   ["login", () => runLoginBench({ quick })],
   ["messages-that-live", () => runMessagesThatLiveBench(messagesThatLiveOptionsFrom({ quick }))],
+  ["room-list", () => runRoomListBench(roomListOptionsFrom({ quick }))],
   ["scale-out", () => runScaleOutBench(scaleOutOptionsFrom({ quick }))],
   ["search", () => runSearchBench(searchOptionsFrom({ quick }))],
   [

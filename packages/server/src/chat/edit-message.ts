@@ -14,6 +14,7 @@ import {
   type MessageForChange,
 } from "./messages-repository.js";
 import { mentionCandidates, resolveMentions } from "./mentions.js";
+import { refuseNonMember } from "./room-access.js";
 import { recordMentions } from "./rooms-repository.js";
 import { screenMessageContent } from "./screen-message-content.js";
 
@@ -121,7 +122,9 @@ export async function editMessage(
       editor.type !== "integration" &&
       !(await isMemberForPost(tx.db, input.roomId, editor.userId))
     )
-      throw new AppError("not_a_member", `you are not a member of room ${input.roomId}`);
+      throw "visibility" in room
+        ? refuseNonMember(room, input.roomId)
+        : new AppError("not_a_member", `you are not a member of room ${input.roomId}`);
     const message = await findMessageForChange(tx.db, input.roomId, input.messageId);
     checkEditable(message, input);
     const current = message!;

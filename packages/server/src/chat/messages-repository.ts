@@ -381,10 +381,13 @@ export async function touchMessage(
 // The statements of every post, built and compiled once (Kysely's building and compiling cost
 // more than SQLite running them).
 const selectRoom = compiledOnce<
-  { id: number; deleted_at: number | null; kind: "room" | "dm" },
+  { id: number; deleted_at: number | null; kind: "room" | "dm"; visibility: "public" | "private" },
   { roomId: number }
 >((db, slot) =>
-  db.selectFrom("rooms").select(["id", "deleted_at", "kind"]).where("id", "=", slot("roomId")),
+  db
+    .selectFrom("rooms")
+    .select(["id", "deleted_at", "kind", "visibility"])
+    .where("id", "=", slot("roomId")),
 );
 const selectMember = compiledOnce<{ user_id: number }, { roomId: number; userId: number }>(
   (db, slot) =>
@@ -431,7 +434,10 @@ const insertMessage = compiledOnce<{ id: number; created_at: number }, NewMessag
 export async function findRoomForPost(
   db: Kysely<Database>,
   roomId: number,
-): Promise<{ id: number; deleted_at: number | null; kind: "room" | "dm" } | undefined> {
+): Promise<
+  | { id: number; deleted_at: number | null; kind: "room" | "dm"; visibility: "public" | "private" }
+  | undefined
+> {
   return (await selectRoom(db, { roomId })).rows[0];
 }
 
@@ -499,7 +505,7 @@ export async function insertMessageRow(
  * notification and fan-out (to its audience: see EVENT_AUDIENCE). When a check fails
  * it inserts nothing and its answer says which (id null). Parameters: see postStatementValues.
  */
-export const POST_MESSAGE_CTES = `"room" as (select "deleted_at" from "rooms" where "id" = $1::bigint),
+export const POST_MESSAGE_CTES = `"room" as (select "deleted_at", "kind", "visibility" from "rooms" where "id" = $1::bigint),
 "allowed" as (
   select 1 from "room"
   where "deleted_at" is null
@@ -518,8 +524,12 @@ export const POST_MESSAGE_CTES = `"room" as (select "deleted_at" from "rooms" wh
   returning "id", "created_at"),
 "emitting" as (select "id" from "message")`;
 
-/** The answer's columns: whether the room is open, and the new message (null when refused). */
-export const POST_MESSAGE_ANSWER = `exists (select 1 from "room" where "deleted_at" is null) as "room_open",
+/**
+ * The answer's columns: whether the room is open to be told about (live, and not a private room:
+ * its non-members are answered as if it did not exist), and the new message (null when refused).
+ */
+export const POST_MESSAGE_ANSWER = `exists (select 1 from "room" where "deleted_at" is null
+    and ("kind" = 'dm' or "visibility" = 'public')) as "room_open",
   (select "id" from "message") as "id", (select "created_at" from "message") as "created_at"`;
 
 export interface PostMessageAnswer {
@@ -536,7 +546,8 @@ export interface PostMessageAnswer {
  * nothing and its answer row says why (id null), as in the single form.
  */
 export const POST_MESSAGE_BATCH_CTES = `"checked" as (
-  select i."ord", (r."id" is not null and r."deleted_at" is null) as "room_open",
+  select i."ord", (r."id" is not null and r."deleted_at" is null
+      and (r."kind" = 'dm' or r."visibility" = 'public')) as "room_open",
     (r."id" is not null and r."deleted_at" is null
       and (i."sender_user_id" is null or exists (
         select 1 from "room_members" m

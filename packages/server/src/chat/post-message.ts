@@ -25,6 +25,7 @@ import {
 } from "./messages-repository.js";
 import { HIDDEN_STATUSES } from "./message-visibility.js";
 import { mentionCandidates, resolveMentions } from "./mentions.js";
+import { refuseNonMember } from "./room-access.js";
 import { recordMentions } from "./rooms-repository.js";
 import { screenMessageContent } from "./screen-message-content.js";
 
@@ -174,7 +175,9 @@ export async function postMessage(
     if (!room || room.deleted_at !== null) throw roomNotFound(input.roomId);
     if (sender.type === "user") {
       if (!(await isMemberForPost(tx.db, input.roomId, sender.userId)))
-        throw new AppError("not_a_member", `you are not a member of room ${input.roomId}`);
+        throw "visibility" in room
+          ? refuseNonMember(room, input.roomId)
+          : new AppError("not_a_member", `you are not a member of room ${input.roomId}`);
     }
     // A token disabled, rotated or deleted since ingest looked it up: the same answer.
     if ("tokenCurrent" in room && !room.tokenCurrent) throw roomNotFound(input.roomId);

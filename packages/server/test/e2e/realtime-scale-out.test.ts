@@ -1,7 +1,7 @@
 /**
  * The live stream across two `parley serve` processes on one PostgreSQL database: events from
- * either process reach subscribers on both, in one order; presence, signals and resume work
- * across them; a SIGKILLed process's presence ends once its heartbeat expires.
+ * either process reach subscribers on both, in one order; presence, signals, typing, read markers
+ * and resume work across them; a SIGKILLed process's presence ends once its heartbeat expires.
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -219,6 +219,26 @@ describe("live stream across two processes on PostgreSQL", { tags: ["postgres"] 
     });
     await api(a, alice.token, "POST", `/api/rooms/${roomId}/call/leave`);
     await api(b, bob.token, "POST", `/api/rooms/${roomId}/call/leave`);
+  });
+
+  it("relays typing to subscribers on the other process, and a read marker to the user's tabs on both", async () => {
+    const aliceOnA = await open(a, alice);
+    const bobOnB = await open(b, bob);
+    await subscribe(aliceOnA, roomId);
+    await subscribe(bobOnB, roomId);
+    aliceOnA.send({ type: "typing", roomId });
+    expect(await bobOnB.next((f) => f.type === "typing", 10_000)).toEqual({
+      type: "typing",
+      roomId,
+      username: "alice",
+    });
+
+    const bobOnA = await open(a, bob);
+    const message = await post(a, alice, "read me on both");
+    await api(b, bob.token, "PUT", `/api/rooms/${roomId}/read`, { messageId: message });
+    const read = { type: "read", roomId, messageId: message };
+    expect(await bobOnA.next((f) => f.type === "read", 10_000)).toEqual(read);
+    expect(await bobOnB.next((f) => f.type === "read", 10_000)).toEqual(read);
   });
 
   it("ends the presence of a SIGKILLed process's users once its heartbeat expires", async () => {

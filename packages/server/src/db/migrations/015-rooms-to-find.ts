@@ -10,9 +10,9 @@ import { sql, type Kysely, type Migration } from "kysely";
  * - `message_mentions`: who a message mentions (members of its room, never its sender), so a
  *   mention count is a range of the primary key `(user_id, room_id, message_id)` after the marker.
  *   Messages before this migration have no rows: every marker is past them anyway.
- * - `messages_room_unread`: top-level, not deleted messages of a room by id, with the two
- *   columns the unread count filters on, so counting after a marker reads only the index (no
- *   table rows), and only the part after the marker.
+ * - `messages_room_unread`: top-level, not deleted messages of a room by id, with every column
+ *   the unread count names, so counting after a marker reads only the index (no table rows), and
+ *   only the part after the marker.
  */
 export const roomsToFind: Migration = {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -55,7 +55,10 @@ export const roomsToFind: Migration = {
     await db.schema
       .createIndex("messages_room_unread")
       .on("messages")
-      .columns(["room_id", "id", "sender_user_id", "moderation_status"])
+      // thread_id and deleted_at, NULL in every entry, are keys too: SQLite counts an index as
+      // covering only when it holds every column the query names, predicate columns included
+      // (without them it read messages_room_id and every row instead: 6x slower, measured).
+      .columns(["room_id", "id", "sender_user_id", "moderation_status", "thread_id", "deleted_at"])
       .where(sql.raw<boolean>(`thread_id IS NULL AND deleted_at IS NULL`))
       .execute();
   },

@@ -131,6 +131,9 @@ describeEachDialect("people and rooms to find on $name", (dialect) => {
         ["GET", `/api/rooms/${closed.id}/messages`],
         ["POST", `/api/rooms/${closed.id}/members`, { userId: bob.id }],
         ["PUT", `/api/rooms/${closed.id}/read`, { messageId: 1 }],
+        ["POST", `/api/rooms/${closed.id}/messages`, { content: "hello?" }],
+        ["POST", `/api/rooms/${closed.id}/messages`, { content: "hello @alice" }],
+        ["PATCH", `/api/rooms/${closed.id}/messages/1`, { content: "edited" }],
       ] as Array<[string, string, object?]>) {
         const res = await call(bob, method, url, payload);
         expect([url, res.status, res.body.code]).toEqual([url, 404, missing.body.code]);
@@ -138,6 +141,8 @@ describeEachDialect("people and rooms to find on $name", (dialect) => {
       // A public room's non-member is still told 403, as before.
       const pub = await createRoom(alice, { name: "public, not joined" });
       expect((await call(carol, "GET", `/api/rooms/${pub.id}/messages`)).status).toBe(403);
+      const posted = await call(carol, "POST", `/api/rooms/${pub.id}/messages`, { content: "hi" });
+      expect([posted.status, posted.body.code]).toEqual([403, "not_a_member"]);
     });
 
     it("lets a member add someone to a private room, firing USER_JOINED_ROOM via membership", async () => {

@@ -1,6 +1,7 @@
 with "input" as (select * from unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::text[], $10::text[]) with ordinality as i("room_id", "sender_user_id", "inbound_webhook_id", "sender_display_name", "sender_avatar_url", "content", "content_format", "created_at", "token_hash", "content_text", "ord")),
 "checked" as (
-  select i."ord", (r."id" is not null and r."deleted_at" is null) as "room_open",
+  select i."ord", (r."id" is not null and r."deleted_at" is null
+      and (r."kind" = 'dm' or r."visibility" = 'public')) as "room_open",
     (r."id" is not null and r."deleted_at" is null
       and (i."sender_user_id" is null or exists (
         select 1 from "room_members" m

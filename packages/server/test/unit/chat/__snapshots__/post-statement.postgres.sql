@@ -1,4 +1,4 @@
-with "room" as (select "deleted_at" from "rooms" where "id" = $1::bigint),
+with "room" as (select "deleted_at", "kind", "visibility" from "rooms" where "id" = $1::bigint),
 "allowed" as (
   select 1 from "room"
   where "deleted_at" is null
@@ -33,5 +33,6 @@ with "room" as (select "deleted_at" from "rooms" where "id" = $1::bigint),
     and (w."room_filter" is null or $14::text is null or strpos(w."room_filter", $14::text) > 0)
     and not exists (select 1 from "rooms" r where r."id" = $21::bigint and r."kind" = 'dm')
   returning 1)
-select exists (select 1 from "room" where "deleted_at" is null) as "room_open",
+select exists (select 1 from "room" where "deleted_at" is null
+    and ("kind" = 'dm' or "visibility" = 'public')) as "room_open",
   (select "id" from "message") as "id", (select "created_at" from "message") as "created_at", (select count(*) from "parley_deliveries") as "queued", (select "id" from "emitting") as "emitted_id", (select count(*) from "parley_notify_0") as "notified"
