@@ -119,8 +119,8 @@ export interface ClaimOptions {
  * and a failing head holds it through its retries, until it ends (SUCCESS or EXHAUSTED: its
  * `next_attempt_at` is cleared and it leaves the lane's index). The heads come from the partial
  * index `webhook_deliveries_lane` (webhook_id, lane, id) by a skip scan (a recursive CTE: from
- * each lane to the next, one seek each), then one seek per lane for its head: a held lane costs a
- * claim two seeks, whatever is queued behind it. Deliveries without a lane are in the other index
+ * each lane to the next, one seek each, whose first row is the lane's head on PostgreSQL; SQLite
+ * seeks the head apart): a held lane costs a claim one or two seeks, whatever is queued behind it. Deliveries without a lane are in the other index
  * only (`webhook_deliveries_endpoint_due`, which leaves lanes out), so an endpoint without
  * ordering is claimed exactly as before. On PostgreSQL the head is locked `FOR UPDATE SKIP
  * LOCKED`: a concurrent claim that read the same head skips it, and one whose snapshot is older
@@ -390,39 +390,35 @@ const PG_CLAIM = `
     ) c
   ),
   -- Every lane of these endpoints, by a skip scan: the first lane, then from each to the next.
+  -- Each step's first row in (lane, id) order is also that lane's head (its lowest unfinished
+  -- id): one seek per lane finds both.
   lanes AS (
-    SELECT e.id AS webhook_id, f.lane
+    SELECT e.id AS webhook_id, f.lane, f.id AS head
     FROM endpoints e
     CROSS JOIN LATERAL (
-      SELECT x.lane FROM webhook_deliveries x
+      SELECT x.lane, x.id FROM webhook_deliveries x
       WHERE x.webhook_id = e.id AND x.lane IS NOT NULL AND x.next_attempt_at IS NOT NULL
-      ORDER BY x.lane LIMIT 1
+      ORDER BY x.lane, x.id LIMIT 1
     ) f
     UNION ALL
-    SELECT l.webhook_id, n.lane
+    SELECT l.webhook_id, n.lane, n.id
     FROM lanes l
     CROSS JOIN LATERAL (
-      SELECT x.lane FROM webhook_deliveries x
+      SELECT x.lane, x.id FROM webhook_deliveries x
       WHERE x.webhook_id = l.webhook_id AND x.lane > l.lane
         AND x.lane IS NOT NULL AND x.next_attempt_at IS NOT NULL
-      ORDER BY x.lane LIMIT 1
+      ORDER BY x.lane, x.id LIMIT 1
     ) n
   ),
-  -- Each lane's head (its lowest unfinished id), when it is due and not leased; per endpoint no
-  -- more than its room, so no head is locked that this claim does not take.
+  -- Each lane's head, when it is due and not leased; per endpoint no more than its room, so no
+  -- head is locked that this claim does not take.
   heads AS (
     SELECT c.id, c.webhook_id, c.next_attempt_at, c.attempts, e.room, e.base, e.rate
     FROM endpoints e
     CROSS JOIN LATERAL (
       SELECT d.id, d.webhook_id, d.next_attempt_at, d.attempts
       FROM lanes l
-      CROSS JOIN LATERAL (
-        SELECT h.id FROM webhook_deliveries h
-        WHERE h.webhook_id = l.webhook_id AND h.lane = l.lane
-          AND h.lane IS NOT NULL AND h.next_attempt_at IS NOT NULL
-        ORDER BY h.id LIMIT 1
-      ) head
-      JOIN webhook_deliveries d ON d.id = head.id
+      JOIN webhook_deliveries d ON d.id = l.head
       WHERE l.webhook_id = e.id
         AND d.status IN ('PENDING', 'FAILED')
         AND d.next_attempt_at <= $1::bigint
