@@ -7,7 +7,7 @@
 import { execFile } from "node:child_process";
 import fs from "node:fs";
 import { createRequire } from "node:module";
-import type { AddressInfo } from "node:net";
+import net, { type AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
@@ -47,7 +47,14 @@ export interface ChatHarness {
   close(): Promise<void>;
 }
 
-export async function startChatHarness(overrides: ConfigOverrides = {}): Promise<ChatHarness> {
+/**
+ * `port`: listen there instead of on any free port (a test that must know its address before the
+ * app is built, for PARLEY_PUBLIC_BASE_URL, picks one with `freePort()`).
+ */
+export async function startChatHarness(
+  overrides: ConfigOverrides = {},
+  port = 0,
+): Promise<ChatHarness> {
   await promisify(execFile)(process.execPath, [BUILD_SCRIPT]);
   fs.mkdirSync(SCREENSHOTS, { recursive: true });
   const [t, browser] = await Promise.all([
@@ -65,7 +72,7 @@ export async function startChatHarness(overrides: ConfigOverrides = {}): Promise
       ],
     }),
   ]);
-  await t.app.listen({ port: 0, host: "127.0.0.1" });
+  await t.app.listen({ port, host: "127.0.0.1" });
   const origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
   const contexts: BrowserContext[] = [];
   const problems: string[] = [];
@@ -133,6 +140,15 @@ export async function startChatHarness(overrides: ConfigOverrides = {}): Promise
       await t.close();
     },
   };
+}
+
+/** A loopback port free right now. */
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
 
 /** Hides or shows the page as far as the page can tell (document.visibilityState). */
