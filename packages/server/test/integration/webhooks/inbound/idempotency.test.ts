@@ -3,6 +3,7 @@ import type { InboundWebhookWithToken } from "@parley/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../../../helpers/build-app.js";
 import { describeEachDialect } from "../../../helpers/dialects.js";
+import { startRetentionJob } from "../../../../src/webhooks/outbound/delivery-engine/retention-job.js";
 import {
   expireIdempotencyKeys,
   IDEMPOTENCY_EXPIRY_BATCH,
@@ -292,6 +293,33 @@ describeEachDialect("the idempotency claim on $name", (dialect) => {
   });
 
   describe("expiry by the retention job", () => {
+    it("is run by the retention job", async () => {
+      const key = idempotencyKeyHash("key", newKey());
+      await t.ctx.db
+        .insertInto("inbound_idempotency_keys")
+        .values({
+          inbound_webhook_id: webhookId,
+          key_hash: key,
+          body_hash: "0".repeat(64),
+          claimed_at: Date.now() - IDEMPOTENCY_TTL_MS - 10,
+          expires_at: Date.now() - 10,
+          status: 200,
+          answer_headers: "{}",
+          answer_body: "{}",
+        })
+        .execute();
+      const job = startRetentionJob(t.ctx, { firstRunDelayMs: 0 });
+      const gone = async () =>
+        (await t.ctx.db
+          .selectFrom("inbound_idempotency_keys")
+          .select("key_hash")
+          .where("key_hash", "=", key)
+          .executeTakeFirst()) === undefined;
+      for (let i = 0; i < 100 && !(await gone()); i++) await new Promise((r) => setTimeout(r, 20));
+      await job.stop();
+      expect(await gone()).toBe(true);
+    });
+
     it("deletes expired keys in batches and keeps live ones", async () => {
       const now = clock;
       const rows = Array.from({ length: IDEMPOTENCY_EXPIRY_BATCH + 20 }, (_, i) => ({
