@@ -170,8 +170,19 @@ describe("a team on the chat page in Chromium", { tags: ["chromium"] }, () => {
     await c2.close();
 
     // Typing: bob's composing shows on carol's page, and goes when he sends.
+    // Bob keeps typing as a person does (the page sends a typing frame at most every 2 s) until
+    // carol's page shows it: her page may still be subscribing after its reload when he starts.
     await b.locator("#composer").pressSequentially("typing a reply", { delay: 20 });
-    await c.locator("#typing", { hasText: "bob is typing" }).waitFor();
+    await expect
+      .poll(
+        async () => {
+          if (await c.locator("#typing", { hasText: "bob is typing" }).isVisible()) return true;
+          await b.locator("#composer").pressSequentially(".", { delay: 0 });
+          return false;
+        },
+        { timeout: 20_000, intervals: [250] },
+      )
+      .toBe(true);
     await b.locator("#composer").press("Enter");
     await c.locator(".message", { hasText: "typing a reply" }).waitFor();
     await c.locator("#typing", { hasText: "bob is typing" }).waitFor({ state: "detached" });
