@@ -180,7 +180,7 @@ describe("a team on the chat page in Chromium", { tags: ["chromium"] }, () => {
           await b.locator("#composer").pressSequentially(".", { delay: 0 });
           return false;
         },
-        { timeout: 20_000, intervals: [250] },
+        { timeout: 20_000, interval: 250 },
       )
       .toBe(true);
     await b.locator("#composer").press("Enter");
