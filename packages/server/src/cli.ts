@@ -3,6 +3,8 @@ import { Command, Option } from "commander";
 import { ConfigError } from "./config/config-error.js";
 import { SETTINGS, type SettingName } from "./config/config-schema.js";
 import { loadConfig, type ConfigOverrides } from "./config/load-config.js";
+import { EXIT, EXIT_CODES_HELP } from "./cli/exit-codes.js";
+import { handleUsageErrors } from "./cli/handle-usage-errors.js";
 import { registerInboundCommands } from "./cli/register-inbound-commands.js";
 import { registerStreamCommand } from "./cli/register-stream-command.js";
 import { registerUsersCommands } from "./cli/register-users-commands.js";
@@ -18,9 +20,10 @@ const loadStorage = async () => ({
   ...(await import("./db/open-database.js")),
 });
 
-function fail(message: string): never {
+/** Stops with `parley: <message>` on stderr; exit 1, or EXIT.usage for a bad flag value. */
+function fail(message: string, exitCode: number = EXIT.failed): never {
   process.stderr.write(`parley: ${message}\n`);
-  process.exit(1);
+  process.exit(exitCode);
 }
 
 function configFrom(options: Record<string, unknown>) {
@@ -58,10 +61,11 @@ const { version } = JSON.parse(
   readFileSync(new URL("../package.json", import.meta.url), "utf8"),
 ) as { version: string };
 
-const program = new Command("parley")
+const program = handleUsageErrors(new Command("parley"), process.argv)
   .description("Parley: self-hosted team chat with webhooks")
   .version(version, "-V, --version", "print the version of Parley")
-  .showHelpAfterError();
+  .showHelpAfterError()
+  .addHelpText("after", EXIT_CODES_HELP);
 
 withSettingFlags(program.command("serve").description("run the chat service")).action(
   async (options: Record<string, unknown>) => {
@@ -135,16 +139,16 @@ withSettingFlags(token.command("create").description("mint a token with the serv
       },
     ) => {
       if (!["admin", "bot", "user"].includes(options.role))
-        fail(`--role must be admin, bot or user, got "${options.role}"`);
+        fail(`--role must be admin, bot or user, got "${options.role}"`, EXIT.usage);
       const { parseTtl } = await import("./auth/token-service.js");
       let ttlSeconds: number;
       try {
         ttlSeconds = parseTtl(options.ttl);
       } catch (error) {
-        fail((error as Error).message);
+        fail((error as Error).message, EXIT.usage);
       }
       const { MAX_TOKEN_TTL_SECONDS } = await import("./config/server-keys.js");
-      if (ttlSeconds > MAX_TOKEN_TTL_SECONDS) fail("--ttl must be at most 366 days");
+      if (ttlSeconds > MAX_TOKEN_TTL_SECONDS) fail("--ttl must be at most 366 days", EXIT.usage);
       const config = configFrom(options);
       // A token minted with another install's key is refused by the running server: never create
       // a database (and fresh keys) by accident, from the wrong directory or a mistyped flag.

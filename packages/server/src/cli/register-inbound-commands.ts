@@ -1,10 +1,8 @@
 import type { Command } from "commander";
 import { inboundCreate } from "./inbound-create.js";
 import { inboundList } from "./inbound-list.js";
+import { API_HELP } from "./api-help.js";
 import { runCommand } from "./run-command.js";
-
-const API_HELP =
-  "\nCalls the API at PARLEY_URL (default http://localhost:8080) with the admin token in PARLEY_TOKEN.";
 
 /** `parley inbound create|list`. */
 export function registerInboundCommands(program: Command): void {

@@ -1,11 +1,13 @@
 import type { Command } from "commander";
 import type { Config } from "../config/load-config.js";
+import { EXIT } from "./exit-codes.js";
 
 /** What the users commands need from cli.ts: its flag and config helpers. */
 export interface UsersCommandSupport {
   withSettingFlags(command: Command, names: readonly string[]): Command;
   configFrom(options: Record<string, unknown>): Config;
-  fail(message: string): never;
+  /** Stops with `parley: <message>`; exit 1 unless another code is given (2 for usage). */
+  fail(message: string, exitCode?: number): never;
 }
 
 const DATABASE_SETTINGS = [
@@ -50,9 +52,9 @@ export function registerUsersCommands(program: Command, support: UsersCommandSup
     .option("--display-name <name>", "the name the new user is shown with")
     .action(async (options: Record<string, unknown> & { role: string; displayName?: string }) => {
       if (!["admin", "bot", "user"].includes(options.role))
-        fail(`--role must be admin, bot or user, got "${options.role}"`);
+        fail(`--role must be admin, bot or user, got "${options.role}"`, EXIT.usage);
       if (options.displayName !== undefined && !/^.{1,200}$/u.test(options.displayName))
-        fail("--display-name must be 1 to 200 characters");
+        fail("--display-name must be 1 to 200 characters", EXIT.usage);
       const ctx = await openContext(options);
       try {
         const { createInvite } = await import("../auth/invites-service.js");

@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { EVENT_NAMES } from "@parley/client";
 import { DELIVERY_STATUSES } from "@parley/client/wire";
+import { API_HELP } from "./api-help.js";
 import { runCommand } from "./run-command.js";
 import { webhooksCreate } from "./webhooks-create.js";
 import { deliveriesSearch } from "./deliveries-search.js";
@@ -14,9 +15,6 @@ import { webhooksRedeliver } from "./webhooks-redeliver.js";
 import { webhooksRotateSecret } from "./webhooks-rotate-secret.js";
 import { webhooksTest } from "./webhooks-test.js";
 import { webhooksUpdate } from "./webhooks-update.js";
-
-const API_HELP =
-  "\nCalls the API at PARLEY_URL (default http://localhost:8080) with the admin token in PARLEY_TOKEN.";
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 

@@ -1,11 +1,11 @@
-import { NetworkError, RequestError } from "@parley/client";
-import { CliError } from "./cli-error.js";
+import { cliFailure, failureJson } from "./cli-failure.js";
 import { processIo, type CliIo } from "./cli-io.js";
 
 /**
- * Runs a command's action and turns its failure into one line on stderr and exit status 1:
- * `parley: <code>: <detail>` for an API error, `parley: cannot reach ...` when the server does not
- * answer. Credentials never reach the output: errors from @parley/client are already redacted.
+ * Runs a command's action and turns its failure into one line on stderr (`parley: <code>:
+ * <detail>` for an API error, `parley: cannot reach ...` when the server does not answer) or, when
+ * the command was given `--json`, `{"error": {"code", "message"}}` on stdout; the exit status
+ * says the cause (exit-codes.ts).
  */
 export function runCommand<A extends unknown[]>(
   action: (io: CliIo, ...args: A) => Promise<void>,
@@ -15,21 +15,15 @@ export function runCommand<A extends unknown[]>(
     try {
       await action(io, ...args);
     } catch (error) {
-      io.err(`parley: ${describeFailure(error)}`);
-      process.exitCode = 1;
+      const failure = cliFailure(error);
+      if (args.some(wantsJson)) io.out(failureJson(failure));
+      else io.err(`parley: ${failure.message}`);
+      process.exitCode = failure.exitCode;
     }
   };
 }
 
-export function describeFailure(error: unknown): string {
-  if (error instanceof RequestError) {
-    if (error.problem)
-      return `${error.problem.code}: ${error.problem.detail ?? error.problem.title}`;
-    return `the server answered ${error.status} to ${error.request.method.toUpperCase()} ${error.request.url}`;
-  }
-  if (error instanceof NetworkError) {
-    return `cannot reach ${new URL(error.request.url).origin}: ${error.message.replace(/^.* failed: /, "")}`;
-  }
-  if (error instanceof CliError) return error.message;
-  throw error;
+/** Commander hands an action its options as a plain object: `{json: true}` with `--json`. */
+function wantsJson(arg: unknown): boolean {
+  return typeof arg === "object" && arg !== null && (arg as { json?: unknown }).json === true;
 }

@@ -7,6 +7,7 @@ import {
 import { apiFromEnv } from "./api-from-env.js";
 import { CliError } from "./cli-error.js";
 import type { CliIo } from "./cli-io.js";
+import { EXIT } from "./exit-codes.js";
 
 export interface StreamRoomOptions {
   room: string;
@@ -87,9 +88,19 @@ export async function streamRoom(
     });
     client.on("error", (error) => {
       if (error.code === "unauthorized")
-        finish(new CliError("the server refused PARLEY_TOKEN (4401): is it valid and unexpired?"));
+        finish(
+          new CliError("the server refused PARLEY_TOKEN (4401): is it valid and unexpired?", {
+            exitCode: EXIT.refused,
+            code: "unauthorized",
+          }),
+        );
       else if (error.code === "forbidden")
-        finish(new CliError(`room ${roomId} does not exist or you are not a member`));
+        finish(
+          new CliError(`room ${roomId} does not exist or you are not a member`, {
+            exitCode: EXIT.notFound,
+            code: "not_found",
+          }),
+        );
     });
     client.subscribe(roomId, after === undefined ? {} : { after });
   });

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { DeliveryDetail, RequestInterface } from "@parley/client";
 import { CliError } from "./cli-error.js";
 import type { CliIo } from "./cli-io.js";
+import { EXIT } from "./exit-codes.js";
 
 /**
  * Polls a delivery until its first attempt is recorded (a spinner shows the wait on a terminal),
@@ -25,6 +26,7 @@ export async function waitForAttempt(
       if (Date.now() > deadline)
         throw new CliError(
           `delivery ${ids.deliveryId} was not attempted within ${timeoutSeconds}s (is the endpoint enabled and the server's dispatcher running?)`,
+          { exitCode: EXIT.failed, code: "timeout" },
         );
       await sleep(250);
     }
@@ -38,7 +40,7 @@ export function reportAttempt(io: CliIo, what: string, delivery: DeliveryDetail)
   const last = delivery.attemptHistory.at(-1)!;
   const outcome = last.responseStatus === null ? last.error : `answered ${last.responseStatus}`;
   io.out(`${what} ${delivery.id}: ${delivery.status} (${outcome}, ${last.durationMs} ms)`);
-  if (delivery.status !== "SUCCESS") process.exitCode = 1;
+  if (delivery.status !== "SUCCESS") process.exitCode = EXIT.failed;
 }
 
 export function parseTimeout(text: string | undefined): number {

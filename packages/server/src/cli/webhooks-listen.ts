@@ -10,6 +10,7 @@ import {
 } from "@parley/client";
 import { CliError } from "./cli-error.js";
 import type { CliIo } from "./cli-io.js";
+import { EXIT } from "./exit-codes.js";
 import { parseChoice } from "./parse-choice.js";
 
 export interface WebhooksListenOptions {
@@ -119,7 +120,10 @@ export async function webhooksListen(io: CliIo, options: WebhooksListenOptions):
       once(server, "error").then(([error]) => Promise.reject(error as Error)),
     ]);
   } catch (error) {
-    throw new CliError(`cannot listen on ${options.host}:${port}: ${(error as Error).message}`);
+    throw new CliError(`cannot listen on ${options.host}:${port}: ${(error as Error).message}`, {
+      exitCode: EXIT.failed,
+      code: "cannot_listen",
+    });
   }
   const address = server.address() as AddressInfo;
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;

@@ -80,7 +80,7 @@ describe("parley serve", () => {
       ["token", "create", "--role", "bot", "--subject", "ci-bot", "--ttl", "30 days"],
       { PARLEY_DATA_DIR: dataDir },
     );
-    expect(badTtl.code).toBe(1);
+    expect(badTtl.code).toBe(2);
     expect(badTtl.stderr).toContain('invalid TTL "30 days": use a number of seconds or 90s');
     expect(badTtl.stdout).toBe("");
   });

@@ -116,9 +116,9 @@ describeEachDialect("parley users on $name", (dialect) => {
     });
   });
 
-  it("refuses an unknown role", async () => {
+  it("refuses an unknown role with the usage status, 2", async () => {
     const run = await runCliWithInput(["users", "invite", "--role", "owner"], env, "");
-    expect(run.code).toBe(1);
+    expect(run.code).toBe(2);
     expect(run.stderr).toContain("--role must be admin, bot or user");
   });
 });

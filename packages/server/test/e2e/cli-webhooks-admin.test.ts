@@ -239,7 +239,7 @@ describe("parley webhooks and parley inbound, against a running server", () => {
   );
 
   it(
-    "prints an API error as parley: <code>: <detail> and exits 1, the secret kept out",
+    "prints an API error as parley: <code>: <detail>, exiting 4 when refused and 3 when not found, the secret kept out",
     async () => {
       const bad = await parley(
         [
@@ -256,30 +256,30 @@ describe("parley webhooks and parley inbound, against a running server", () => {
         ],
         env,
       );
-      expect(bad.code).toBe(1);
+      expect(bad.code).toBe(4);
       expect(bad.stdout).toBe("");
       expect(bad.stderr).toMatch(/^parley: invalid_secret: .+\n$/);
       expect(bad.stderr).not.toContain("short-secret");
 
       const missing = await parley(["webhooks", "test", "999999"], env);
-      expect(missing.code).toBe(1);
+      expect(missing.code).toBe(3);
       expect(missing.stderr).toMatch(/^parley: not_found: /);
     },
     SPAWNS,
   );
 
   it(
-    "explains a missing token, a bad token and an unreachable server",
+    "explains a missing token (2), a bad token (4) and an unreachable server (5)",
     async () => {
       const noToken = await parley(["webhooks", "list"], { PARLEY_URL: c.baseUrl });
-      expect(noToken.code).toBe(1);
+      expect(noToken.code).toBe(2);
       expect(noToken.stderr).toContain("parley: PARLEY_TOKEN is not set");
 
       const badToken = await parley(["inbound", "list"], {
         PARLEY_URL: c.baseUrl,
         PARLEY_TOKEN: "not-a-jwt",
       });
-      expect(badToken.code).toBe(1);
+      expect(badToken.code).toBe(4);
       expect(badToken.stderr).toMatch(/^parley: unauthorized: /);
       expect(badToken.stderr).not.toContain("not-a-jwt");
 
@@ -289,7 +289,7 @@ describe("parley webhooks and parley inbound, against a running server", () => {
         PARLEY_URL: closed.origin,
         PARLEY_TOKEN: "x",
       });
-      expect(down.code).toBe(1);
+      expect(down.code).toBe(5);
       expect(down.stderr).toBe(
         `parley: cannot reach ${closed.origin}: fetch failed (ECONNREFUSED)\n`,
       );
@@ -362,7 +362,7 @@ describe("parley webhooks and parley inbound, against a running server", () => {
       expect(human.stdout).not.toContain("another-long-secret-value");
 
       const nothing = await parley(["webhooks", "update", String(id)], env);
-      expect(nothing.code).toBe(1);
+      expect(nothing.code).toBe(2);
       expect(nothing.stderr).toMatch(/^parley: nothing to change/);
 
       // A failed delivery, then its redelivery succeeds; the receiver gets the same bytes twice.
@@ -398,8 +398,11 @@ describe("parley webhooks and parley inbound, against a running server", () => {
       expect(deleted.code).toBe(0);
       expect(deleted.stdout).toContain(`Deleted webhook ${id}`);
       const gone = await parley(["webhooks", "delete", String(id), "--json"], env);
-      expect(gone.code).toBe(1);
-      expect(gone.stderr).toMatch(/^parley: not_found: /);
+      expect(gone.code).toBe(3);
+      expect(JSON.parse(gone.stdout)).toEqual({
+        error: { code: "not_found", message: expect.stringMatching(/^not_found: /) },
+      });
+      expect(gone.stderr).toBe("");
     },
     SPAWNS,
   );
@@ -436,7 +439,7 @@ describe("parley webhooks and parley inbound, against a running server", () => {
       expect(JSON.parse(updated.stdout)).toMatchObject({ id, ordering: "endpoint" });
 
       const refused = await parley(["webhooks", "update", String(id), "--ordering", "fifo"], env);
-      expect(refused.code).toBe(1);
+      expect(refused.code).toBe(2);
       expect(refused.stderr).toMatch(/--ordering must be one of none, room, endpoint/);
       await parley(["webhooks", "delete", String(id)], env);
     },
@@ -458,7 +461,7 @@ describe("parley webhooks and parley inbound, against a running server", () => {
         ["webhooks", "deliveries", String(webhook.id), "--status", "done"],
         env,
       );
-      expect(bad.code).toBe(1);
+      expect(bad.code).toBe(2);
       expect(bad.stderr).toBe(
         'parley: --status must be one of PENDING, SUCCESS, FAILED, EXHAUSTED; got "done"\n',
       );
@@ -473,13 +476,13 @@ describe("parley webhooks and parley inbound, against a running server", () => {
         ["webhooks", "create", "--name", "x", "--url", receiver.url, "--events", "MESAGE_CREATED"],
         env,
       );
-      expect(badEvent.code).toBe(1);
+      expect(badEvent.code).toBe(2);
       expect(badEvent.stderr).toMatch(
         /^parley: --events must be one of MESSAGE_CREATED, .*; got "MESAGE_CREATED"\n$/,
       );
 
       const badSecret = await parley(["webhooks", "listen", "--port", "0", "--secret", "abc"], env);
-      expect(badSecret.code).toBe(1);
+      expect(badSecret.code).toBe(2);
       expect(badSecret.stderr).toMatch(/^parley: --secret must be 16 to 1024 characters/);
     },
     SPAWNS,
@@ -584,12 +587,12 @@ describe("parley webhooks and parley inbound, against a running server", () => {
         for (const line of narrow.stdout.trimEnd().split("\n"))
           expect(line.length, line).toBeLessThanOrEqual(72);
         const badStatus = await parley(["deliveries", "search", "--status", "done"], env);
-        expect(badStatus.code).toBe(1);
+        expect(badStatus.code).toBe(2);
         expect(badStatus.stderr).toBe(
           'parley: --status must be one of PENDING, SUCCESS, FAILED, EXHAUSTED; got "done"\n',
         );
         const badSince = await parley(["deliveries", "search", "--since", "yesterday"], env);
-        expect(badSince.code).toBe(1);
+        expect(badSince.code).toBe(2);
         expect(badSince.stderr).toMatch(/^parley: --since must be an ISO date or time/);
 
         // Recover: quiet when not on a terminal, the count printed.

@@ -247,10 +247,10 @@ describe("parley webhooks listen", () => {
       /^parley: --scheme must be one of standard-webhooks, parley; got "both"/,
     ],
   ])(
-    "refuses to start with %j",
+    "refuses to start with %j, exiting 2 (usage)",
     async (args, message) => {
       const { code, err } = await refusedStart(args);
-      expect(code).toBe(1);
+      expect(code).toBe(2);
       expect(err).toMatch(message);
       expect(err).not.toContain("!!!!");
     },
@@ -307,7 +307,7 @@ describe("parley webhooks listen", () => {
 
   it("refuses to start without a secret", async () => {
     const { code, err } = await refusedStart([]);
-    expect(code).toBe(1);
+    expect(code).toBe(2);
     expect(err).toBe("parley: --secret is required (or set PARLEY_WEBHOOK_SECRET)\n");
   }, 60_000);
 
