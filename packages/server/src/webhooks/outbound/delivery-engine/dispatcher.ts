@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { maskHeaderValue } from "../mask-header-value.js";
 import type { AttemptOutcome, WebhookSender } from "../transport/webhook-sender.js";
-import type { ClaimedDelivery } from "./claim-deliveries.js";
+import { nextLaneCursors, type ClaimedDelivery } from "./claim-deliveries.js";
 import type { DeliveriesListener } from "./deliveries-listener.js";
 import type { DeliveryLog } from "./delivery-log.js";
 import type { DeliveryMetrics, SendsSnapshot } from "./delivery-metrics.js";
@@ -169,6 +169,8 @@ export class DeliveryDispatcher implements Dispatcher {
   private circuitWrites: Promise<void> = Promise.resolve();
   private readonly idleWaiters: Array<() => void> = [];
   private readonly secrets = new Map<string, string>();
+  /** Where the next claim's walk over each ordered endpoint's lanes starts (claim-deliveries.ts). */
+  private readonly laneCursors = new Map<number, number>();
   private passFailures = 0;
   private retryTimer: { at: number; handle: NodeJS.Timeout } | undefined;
   private errorTimer: NodeJS.Timeout | undefined;
@@ -327,7 +329,9 @@ export class DeliveryDispatcher implements Dispatcher {
       perEndpointLimit: this.settings.perEndpointLimit,
       roomByEndpoint,
       defaultRoom: EndpointCircuits.NEW_ENDPOINT_ROOM,
+      laneCursors: this.laneCursors,
     });
+    nextLaneCursors(this.laneCursors, rows);
     // A row not yet recorded here is one whose lease ran out while its result waited to be
     // recorded (database down): the claim renewed our lease; it must not be sent twice.
     for (const row of rows) if (state.mayLaunch(row)) this.launch(row);

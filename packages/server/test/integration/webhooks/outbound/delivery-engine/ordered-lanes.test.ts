@@ -2,8 +2,16 @@ import type { Webhook } from "@parley/client";
 import { setTimeout as sleep } from "node:timers/promises";
 import { expect, it, onTestFinished } from "vitest";
 import type { ConfigOverrides } from "../../../../../src/config/load-config.js";
-import { claimDeliveries } from "../../../../../src/webhooks/outbound/delivery-engine/claim-deliveries.js";
-import { describeEachDialect, type TestDialect } from "../../../../helpers/dialects.js";
+import {
+  claimDeliveries,
+  nextLaneCursors,
+} from "../../../../../src/webhooks/outbound/delivery-engine/claim-deliveries.js";
+import {
+  describeEachDialect,
+  describeEachOf,
+  POSTGRES,
+  type TestDialect,
+} from "../../../../helpers/dialects.js";
 import type { RecordedRequest, Receiver } from "../../../../helpers/receiver.js";
 import { waitFor } from "../../../../helpers/wait-for.js";
 import { startOperatingApp, type OperatingApp } from "../admin-api/operating-fixture.js";
@@ -328,5 +336,40 @@ describeEachDialect("ordered delivery lanes on $name", (dialect) => {
     });
     expect(created.statusCode).toBe(400);
     await waitFor("nothing else changed", async () => (await lanes()).length === 2);
+  });
+});
+
+describeEachOf([POSTGRES])("the ordered lanes' claim on $name", (dialect) => {
+  it("takes the lanes in turn from claim to claim, so a room with a long queue does not hold back the rooms after it", async () => {
+    const d = await app(dialect);
+    await d.dispatcher.stop();
+    const receiver = await d.receiver();
+    await orderedEndpoint(d, receiver, "room");
+    // Room 81's five events are the oldest: taken by age, they would all go before 82's and 83's.
+    for (let i = 0; i < 5; i++) await emit(d, 81, `a${i}`);
+    await emit(d, 82, "b0");
+    await emit(d, 83, "c0");
+    const cursors = new Map<number, number>();
+    const rooms: number[] = [];
+    for (let claim = 0; claim < 5; claim++) {
+      const rows = await claimDeliveries(d.t.ctx.db, {
+        limit: 1,
+        leaseMs: 5_000,
+        perEndpointLimit: 8,
+        workerId: "w",
+        now: Date.now() + 5,
+        laneCursors: cursors,
+      });
+      expect(rows).toHaveLength(1);
+      nextLaneCursors(cursors, rows);
+      rooms.push(Number(rows[0]!.lane));
+      // The attempt succeeded: the lane's next delivery is its head now.
+      await d.t.ctx.db
+        .updateTable("webhook_deliveries")
+        .set({ status: "SUCCESS", attempts: 1, next_attempt_at: null, locked_until: null })
+        .where("id", "=", rows[0]!.id)
+        .execute();
+    }
+    expect(rooms).toEqual([81, 82, 83, 81, 81]);
   });
 });
