@@ -1,4 +1,6 @@
-import { EVENT_NAMES, type EventName } from "@parley/client";
+import { EVENT_NAMES } from "@parley/client";
+import type { EventSubscription } from "@parley/client/wire";
+import { eventsMatching } from "../events/event-subscriptions.js";
 import { CliError } from "./cli-error.js";
 
 /**
@@ -16,11 +18,25 @@ export function parseChoice<T extends string>(
   return found;
 }
 
-/** `--events` values: comma-separated, repeatable, each a known event name. */
-export function parseEvents(values: readonly string[]): EventName[] {
-  return values
+/**
+ * `--events` values: comma-separated, repeatable, each a known event name (in any case), `*`
+ * (every event, later ones included) or a prefix wildcard such as `MESSAGE_*` that covers at least
+ * one event; duplicates are dropped.
+ */
+export function parseEvents(values: readonly string[]): EventSubscription[] {
+  const events = values
     .flatMap((value) => value.split(","))
     .map((value) => value.trim())
     .filter(Boolean)
-    .map((value) => parseChoice(value, EVENT_NAMES, "--events"));
+    .map((value): EventSubscription => {
+      if (!value.endsWith("*")) return parseChoice(value, EVENT_NAMES, "--events");
+      const pattern = value.toUpperCase();
+      if (pattern !== "*" && eventsMatching(pattern).length === 0)
+        throw new CliError(
+          `--events: ${value} matches no event; a wildcard is * or a prefix of event names such as MESSAGE_*`,
+        );
+      return pattern as EventSubscription;
+    });
+  if (events.length === 0) throw new CliError("--events must name at least one event");
+  return [...new Set(events)];
 }

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
-import { EVENT_NAMES } from "@parley/client";
 import { DELIVERY_STATUSES } from "@parley/client/wire";
 import { API_HELP } from "./api-help.js";
+import { addEndpointSettingFlags } from "./endpoint-settings.js";
 import { runCommand } from "./run-command.js";
 import { webhooksCreate } from "./webhooks-create.js";
 import { deliveriesSearch } from "./deliveries-search.js";
@@ -17,6 +17,14 @@ import { webhooksTest } from "./webhooks-test.js";
 import { webhooksUpdate } from "./webhooks-update.js";
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+const SETTINGS_EXAMPLE = `
+Example:
+  parley webhooks create --name billing --url https://example.com/hooks \\
+    --events 'MESSAGE_*,ROOM_CREATED' --scheme standard-webhooks --rooms general,42 \\
+    --header 'X-Team: billing' --rate-limit 20 --ordering room
+  parley webhooks create --from-file endpoint.json --secret "$SECRET"   # flags win over the file
+`;
 
 const TIME_HELP =
   "an ISO date or time (2026-11-20T08:00:00Z), or a duration ago (90s, 15m, 12h, 7d)";
@@ -55,43 +63,26 @@ export function registerWebhooksCommands(program: Command): void {
     .addHelpText("after", API_HELP)
     .action(runCommand(webhooksList));
 
-  webhooks
-    .command("create")
-    .description("register an outbound endpoint")
-    .requiredOption("--name <name>", "label shown in the delivery log")
-    .requiredOption("--url <url>", "the receiver's https URL")
-    .requiredOption(
-      "--events <names>",
-      `comma-separated, repeatable: ${EVENT_NAMES.join(", ")}`,
-      collect,
-    )
-    .option(
-      "--secret <secret>",
-      "HMAC key, 16 to 1024 characters (generated and shown once if omitted)",
-    )
+  addEndpointSettingFlags(
+    webhooks
+      .command("create")
+      .description("register an outbound endpoint: every setting as a flag, or --from-file"),
+    "create",
+  )
     .option("--disabled", "create it disabled")
-    .option(
-      "--ordering <ordering>",
-      "none (default), room (each room's events in order, one in flight per room) or endpoint (one lane)",
-    )
     .option("--json", "print JSON")
-    .addHelpText("after", API_HELP)
+    .addHelpText("after", `${SETTINGS_EXAMPLE}${API_HELP}`)
     .action(runCommand(webhooksCreate));
 
-  webhooks
-    .command("update")
-    .description("change an endpoint: only the fields given")
-    .argument("<id>", "webhook id")
-    .option("--name <name>", "label shown in the delivery log")
-    .option("--url <url>", "the receiver's https URL")
-    .option("--events <names>", "replace the events: comma-separated, repeatable", collect)
-    .option("--secret <secret>", "a new HMAC key, 16 to 1024 characters")
+  addEndpointSettingFlags(
+    webhooks
+      .command("update")
+      .description("change an endpoint: only the settings given")
+      .argument("<id>", "webhook id"),
+    "update",
+  )
     .option("--enable", "enable it (its held deliveries go out)")
     .option("--disable", "disable it (its deliveries are held)")
-    .option(
-      "--ordering <ordering>",
-      "none, room or endpoint (queued deliveries join the new lanes)",
-    )
     .option("--json", "print JSON")
     .addHelpText("after", API_HELP)
     .action(runCommand(webhooksUpdate));

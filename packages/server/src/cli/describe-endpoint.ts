@@ -1,0 +1,21 @@
+import type { Webhook } from "@parley/client";
+
+/**
+ * An endpoint's settings as indented lines under the command's first line: the events, and each
+ * setting that is not its default (header values come masked from the API).
+ */
+export function describeEndpoint(webhook: Webhook): string[] {
+  const lines = [`  events: ${webhook.events.join(", ")}${webhook.enabled ? "" : " (disabled)"}`];
+  if (webhook.signatureScheme !== "parley")
+    lines.push(`  signature scheme: ${webhook.signatureScheme}`);
+  if (webhook.roomIds !== null) lines.push(`  rooms: ${webhook.roomIds.join(", ")}`);
+  const headers = Object.entries(webhook.headers);
+  if (headers.length > 0)
+    lines.push(`  headers: ${headers.map(([name, value]) => `${name}: ${value}`).join("; ")}`);
+  if (webhook.maxDeliveriesPerSecond !== null)
+    lines.push(`  rate limit: ${webhook.maxDeliveriesPerSecond} per second`);
+  if (webhook.ordering !== "none") lines.push(`  ordering: ${webhook.ordering}`);
+  if (webhook.payloadFormat !== "parley") lines.push(`  payload format: ${webhook.payloadFormat}`);
+  if (webhook.traceContext) lines.push("  trace context: sent (traceparent)");
+  return lines;
+}

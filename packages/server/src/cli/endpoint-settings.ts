@@ -1,0 +1,202 @@
+import { readFileSync } from "node:fs";
+import {
+  EVENT_NAMES,
+  paginate,
+  type RequestInterface,
+  type UpdateWebhookParams,
+} from "@parley/client";
+import { ORDERINGS, PAYLOAD_FORMATS, SIGNATURE_SCHEMES } from "@parley/client/wire";
+import type { Command } from "commander";
+import { CliError } from "./cli-error.js";
+import { EXIT } from "./exit-codes.js";
+import { parseChoice, parseEvents } from "./parse-choice.js";
+
+/**
+ * What `webhooks create` and `webhooks update` share: one flag per endpoint setting, and
+ * `--from-file` for a JSON body with any of them (the API's fields, as in docs/webhooks.md); a flag
+ * given wins over the file's field.
+ */
+export interface EndpointSettingOptions {
+  fromFile?: string;
+  name?: string;
+  url?: string;
+  /** Comma-separated, repeatable: names, `*` or wildcards such as `MESSAGE_*`. */
+  events?: string[];
+  secret?: string;
+  scheme?: string;
+  /** Comma-separated, repeatable: room ids or names; `all` clears the filter. */
+  rooms?: string[];
+  /** `Name: value`, repeatable. */
+  header?: string[];
+  clearHeaders?: boolean;
+  /** Attempts per second, or `none`. */
+  rateLimit?: string;
+  ordering?: string;
+  payloadFormat?: string;
+  traceContext?: boolean;
+}
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+/** The setting flags, on `create` (`required`: name, url and events, unless in the file) or `update`. */
+export function addEndpointSettingFlags(command: Command, mode: "create" | "update"): Command {
+  const creating = mode === "create";
+  return command
+    .option(
+      "--from-file <path>",
+      "a JSON object with any of the endpoint's fields, as the API takes them (- reads stdin); flags win over it",
+    )
+    .option("--name <name>", `label shown in the delivery log${creating ? " (required)" : ""}`)
+    .option("--url <url>", `the receiver's https URL${creating ? " (required)" : ""}`)
+    .option(
+      "--events <names>",
+      `${creating ? "" : "replace the events: "}comma-separated, repeatable: * (every event, later ones included), a prefix wildcard such as MESSAGE_*, or names: ${EVENT_NAMES.join(", ")}${creating ? " (required)" : ""}`,
+      collect,
+    )
+    .option(
+      "--secret <secret>",
+      creating
+        ? "HMAC key, 16 to 1024 characters (generated and shown once if omitted)"
+        : "a new HMAC key, 16 to 1024 characters",
+    )
+    .option("--scheme <scheme>", `how deliveries are signed: ${SIGNATURE_SCHEMES.join(", ")}`)
+    .option(
+      "--rooms <rooms>",
+      "only events of these rooms (events without a room pass): ids or names, comma-separated, repeatable; all: every room",
+      collect,
+    )
+    .option(
+      "--header <header>",
+      `an extra request header, "Name: value", repeatable (up to 10; ${creating ? "" : "replaces the whole set; "}values are shown masked)`,
+      collect,
+    )
+    .option("--clear-headers", "send no extra headers")
+    .option(
+      "--rate-limit <perSecond>",
+      "at most this many attempts per second to the endpoint, 1 to 10000, all processes together; none: no cap",
+    )
+    .option(
+      "--ordering <ordering>",
+      "none (default), room (each room's events in order, one in flight per room) or endpoint (one lane)",
+    )
+    .option(
+      "--payload-format <format>",
+      `${PAYLOAD_FORMATS.join(", ")}: Parley's envelope (default), CloudEvents structured or binary mode`,
+    )
+    .option("--trace-context", "send a W3C traceparent continuing the trace that caused the event")
+    .option("--no-trace-context", "send no trace context");
+}
+
+/**
+ * The API body the flags and the file describe, without `enabled` and `secret` (each command
+ * decides those). Room names are looked up through the API.
+ */
+export async function endpointSettingsFrom(
+  options: EndpointSettingOptions,
+  api: () => RequestInterface,
+  readStdin: () => string = () => readFileSync(0, "utf8"),
+): Promise<UpdateWebhookParams> {
+  const body: UpdateWebhookParams =
+    options.fromFile === undefined ? {} : readBodyFile(options.fromFile, readStdin);
+  if (options.name !== undefined) body.name = options.name;
+  if (options.url !== undefined) body.url = options.url;
+  if (options.events !== undefined) body.events = parseEvents(options.events);
+  if (options.secret !== undefined) body.secret = options.secret;
+  if (options.scheme !== undefined)
+    body.signatureScheme = parseChoice(options.scheme, SIGNATURE_SCHEMES, "--scheme");
+  if (options.rooms !== undefined) body.roomIds = await parseRooms(options.rooms, api);
+  if (options.header !== undefined && options.clearHeaders)
+    throw new CliError("--header and --clear-headers cannot be given together");
+  if (options.header !== undefined) body.headers = parseHeaders(options.header);
+  if (options.clearHeaders) body.headers = null;
+  if (options.rateLimit !== undefined) body.maxDeliveriesPerSecond = parseRate(options.rateLimit);
+  if (options.ordering !== undefined)
+    body.ordering = parseChoice(options.ordering, ORDERINGS, "--ordering");
+  if (options.payloadFormat !== undefined)
+    body.payloadFormat = parseChoice(options.payloadFormat, PAYLOAD_FORMATS, "--payload-format");
+  if (options.traceContext !== undefined) body.traceContext = options.traceContext;
+  return body;
+}
+
+/** A JSON object from a file (or stdin for `-`); the server checks its fields. */
+function readBodyFile(path: string, readStdin: () => string): UpdateWebhookParams {
+  let text: string;
+  try {
+    text = path === "-" ? readStdin() : readFileSync(path, "utf8");
+  } catch (error) {
+    throw new CliError(`--from-file: cannot read ${path}: ${(error as Error).message}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new CliError(`--from-file: ${path} is not JSON: ${(error as Error).message}`);
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
+    throw new CliError(`--from-file: ${path} must hold a JSON object of endpoint fields`);
+  return parsed as UpdateWebhookParams;
+}
+
+function parseHeaders(values: readonly string[]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const value of values) {
+    const colon = value.indexOf(":");
+    const name = colon < 0 ? "" : value.slice(0, colon).trim();
+    if (name === "")
+      throw new CliError(`--header must be "Name: value", got "${value.replace(/:.*/s, ":…")}"`);
+    headers[name] = value.slice(colon + 1).trim();
+  }
+  return headers;
+}
+
+function parseRate(value: string): number | null {
+  const text = value.trim().toLowerCase();
+  if (text === "none") return null;
+  const rate = Number(text);
+  if (!/^\d+$/.test(text) || rate < 1 || rate > 10_000)
+    throw new CliError(
+      `--rate-limit must be a whole number from 1 to 10000, or none; got "${value}"`,
+    );
+  return rate;
+}
+
+/**
+ * Room ids, and names looked up among the public rooms and the caller's own (a private room the
+ * caller is not in is given by its id); `all` alone means every room (null).
+ */
+async function parseRooms(
+  values: readonly string[],
+  api: () => RequestInterface,
+): Promise<number[] | null> {
+  const entries = values
+    .flatMap((value) => value.split(","))
+    .map((value) => value.trim())
+    .filter(Boolean);
+  if (entries.length === 1 && entries[0]!.toLowerCase() === "all") return null;
+  if (entries.length === 0) throw new CliError("--rooms must name at least one room, or all");
+  const names = entries.filter((entry) => !/^[1-9]\d{0,15}$/.test(entry));
+  const byName = new Map<string, number>();
+  if (names.length > 0) {
+    const client = api();
+    for (const scope of ["public", undefined] as const) {
+      const rooms = await paginate.all(client, "GET /api/rooms", {
+        limit: 200,
+        ...(scope === undefined ? {} : { scope }),
+      });
+      for (const room of rooms)
+        if (room.name !== null && !byName.has(room.name.toLowerCase()))
+          byName.set(room.name.toLowerCase(), room.id);
+    }
+  }
+  const ids = entries.map((entry) => {
+    if (/^[1-9]\d{0,15}$/.test(entry)) return Number(entry);
+    const id = byName.get(entry.replace(/^#/, "").toLowerCase());
+    if (id === undefined)
+      throw new CliError(
+        `--rooms: no room named "${entry}" among the public rooms and yours (give a private room by its id)`,
+        { exitCode: EXIT.notFound, code: "not_found" },
+      );
+    return id;
+  });
+  return [...new Set(ids)];
+}
