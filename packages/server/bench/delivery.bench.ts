@@ -14,7 +14,9 @@
  *             from each post's commit to its arrival;
  *   graphile-worker 0.17 (PostgreSQL only), the same signed POST at the same concurrency, plain
  *             and with its batching options: drain and burst of bare job inserts (see
- *             graphile-worker-peer.ts).
+ *             graphile-worker-peer.ts);
+ *   BullMQ 6  (when redis-server is on PATH) the same, on a Redis of its own without persistence
+ *             and with the append-only file (see bullmq-peer.ts).
  *
  * Then per database a steady run: posts at a fixed 500/s for `steadySeconds` (60 in `npm run
  * bench`), commit-to-arrival p50/p99/max, and this process's RSS every 5 s; and what endpoint
@@ -56,6 +58,7 @@ import {
   type BenchTarget,
   type PostingRoom,
 } from "./bench-targets.js";
+import { hasRedisServer, openBullMqPeer, type BullMqPeer } from "./bullmq-peer.js";
 import { openGraphilePeer, type GraphilePeer } from "./graphile-worker-peer.js";
 import { numberOption } from "./number-option.js";
 import { inParallel } from "./in-parallel.js";
@@ -263,6 +266,8 @@ async function barePostRate(
 interface DrainResult {
   rate: number;
   cpuMicros: number;
+  /** The CPU per job of the peer's own server process (Redis), when it has one. */
+  serverCpuMicros?: number;
 }
 interface BurstResult {
   rate: number;
@@ -387,6 +392,38 @@ function graphileParticipant(
     label: `graphile-worker ${version}, ${peer.mode}`,
     warm: () => peer.warm(),
     drain: (round) => peer.drain(keys("drain", round)),
+    async burst(round) {
+      const result = await peer.burst(keys("burst", round), options.writers);
+      return {
+        rate: result.rate,
+        commitRate: result.insertRate,
+        p50: percentile(result.latencies, 50),
+        p99: percentile(result.latencies, 99),
+      };
+    },
+    drains: [],
+    bursts: [],
+  };
+}
+
+function bullMqParticipant(
+  peer: BullMqPeer,
+  version: string,
+  options: DeliveryBenchOptions,
+): Participant {
+  const keys = (what: string, round: number) =>
+    Array.from({ length: options.events }, (_, i) => `bq-${peer.mode}-${what}-r${round}-${i}`);
+  return {
+    label: `BullMQ ${version}, Redis ${peer.mode === "aof" ? "append-only" : "in memory"}`,
+    warm: () => peer.warm(),
+    async drain(round) {
+      const result = await peer.drain(keys("drain", round));
+      return {
+        rate: result.rate,
+        cpuMicros: result.cpuMicros,
+        serverCpuMicros: result.redisCpuMicros,
+      };
+    },
     async burst(round) {
       const result = await peer.burst(keys("burst", round), options.writers);
       return {
@@ -630,22 +667,32 @@ function printSummary(
   for (const p of participants) {
     const drain = median(p.drains.map((d) => d.rate));
     const cpu = median(p.drains.map((d) => d.cpuMicros));
+    const server = p.drains.some((d) => d.serverCpuMicros !== undefined)
+      ? `+${rate(median(p.drains.map((d) => d.serverCpuMicros ?? NaN)))}`
+      : "";
     const burst = median(p.bursts.map((b) => b.rate));
     summary.set(p.label, { drain, burst });
     console.log(
-      `  ${p.label.padEnd(36)} ${rate(drain).padStart(8)} ${rate(cpu).padStart(7)} ${pct(drain / bareRate).padStart(8)}` +
+      `  ${p.label.padEnd(36)} ${rate(drain).padStart(8)} ${`${rate(cpu)}${server}`.padStart(7)} ${pct(drain / bareRate).padStart(8)}` +
         ` ${rate(burst).padStart(8)} ${pct(burst / bareRate).padStart(8)}` +
         ` ${rate(median(p.bursts.map((b) => b.commitRate))).padStart(9)}` +
         ` ${ms(median(p.bursts.map((b) => b.p50))).padStart(8)} ${ms(median(p.bursts.map((b) => b.p99))).padStart(9)}`,
     );
   }
   console.log(
-    "  (Parley's burst: complete chat posts; graphile-worker's: bare job inserts. CPU: this process, per drained delivery)",
+    "  (Parley's burst: complete chat posts; the peers': bare job inserts. CPU: this process per drained delivery, +Redis's own for BullMQ)",
   );
   const sqlite = summary.get("Parley on SQLite");
   const postgres = summary.get("Parley on PostgreSQL");
   const batched = [...summary].find(([label]) => label.endsWith("batched"))?.[1];
   const plain = [...summary].find(([label]) => label.endsWith("plain"))?.[1];
+  const bullMemory = [...summary].find(([label]) => label.endsWith("in memory"))?.[1];
+  if (sqlite && bullMemory) {
+    const vsBull = sqlite.drain / bullMemory.drain;
+    console.log(
+      `  SQLite drain = ${pct(vsBull)} of BullMQ's with Redis in memory (target >= 100%) ${verdict(vsBull >= 1)}`,
+    );
+  }
   if (sqlite) {
     const e2e = sqlite.burst / bareRate;
     console.log(
@@ -682,6 +729,7 @@ export async function runDeliveryBench(
   if (!url) console.log("(PostgreSQL skipped: set PARLEY_TEST_DATABASE_URL or DATABASE_URL)");
   const sides: ParleySide[] = [];
   const peers: GraphilePeer[] = [];
+  const bullPeers: BullMqPeer[] = [];
   try {
     sides.push(await openParleySide(openSqliteTarget));
     if (url) sides.push(await openParleySide(() => openPostgresTarget(url)));
@@ -701,6 +749,16 @@ export async function runDeliveryBench(
         participants.push(graphileParticipant(peer, version, options));
       }
     }
+
+    if (hasRedisServer()) {
+      const version = (createRequire(import.meta.url)("bullmq/package.json") as { version: string })
+        .version;
+      for (const mode of ["memory", "aof"] as const) {
+        const peer = await openBullMqPeer({ receiver: sides[0]!.receiver, concurrency, mode });
+        bullPeers.push(peer);
+        participants.push(bullMqParticipant(peer, version, options));
+      }
+    } else console.log("(BullMQ skipped: redis-server is not on PATH)");
 
     for (const p of participants) await p.warm();
     const bare: Array<{ rate: number; cpuMicros: number }> = [];
@@ -734,6 +792,7 @@ export async function runDeliveryBench(
     }
   } finally {
     for (const peer of peers) await peer.close();
+    for (const peer of bullPeers) await peer.close();
     for (const side of sides) {
       await side.receiver.close();
       await side.target.cleanup();

@@ -27,8 +27,8 @@ import {
   type WorkerUtils,
 } from "graphile-worker";
 import pg from "pg";
-import { Agent, request } from "undici";
-import { signPayload } from "../src/webhooks/outbound/delivery-engine/sign-payload.js";
+import { Agent } from "undici";
+import { peerEnvelope as envelope, signedPeerPost } from "./peer-delivery.js";
 
 export type GraphileMode = "plain" | "batched";
 
@@ -72,17 +72,7 @@ export const BATCHED_PRESET = (concurrency: number): GraphileConfig.Preset => ({
 });
 
 const clock = () => performance.timeOrigin + performance.now();
-const SECRET = "bench-secret-0123456789";
 const silent = new Logger(() => () => {});
-
-function envelope(key: string): string {
-  return JSON.stringify({
-    event: "ADMIN_USER_DISABLED",
-    timestamp: new Date().toISOString(),
-    webhookId: 1,
-    data: { username: key, adminActor: "bench" },
-  });
-}
 
 export async function openGraphilePeer(options: {
   databaseUrl: string;
@@ -93,21 +83,8 @@ export async function openGraphilePeer(options: {
   const { databaseUrl, receiver, concurrency, mode } = options;
   const schema = `bench_gw_${mode}_${crypto.randomBytes(4).toString("hex")}`;
   const agent = new Agent();
-  const deliver: Task = async (payload) => {
-    const body = Buffer.from((payload as { body: string }).body);
-    const res = await request(receiver.url, {
-      dispatcher: agent,
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        "user-agent": "Parley-Webhooks/1.0",
-        "x-webhook-signature-256": signPayload(SECRET, body),
-      },
-      body,
-    });
-    await res.body.dump();
-    if (res.statusCode >= 300) throw new Error(`receiver answered ${res.statusCode}`);
-  };
+  const post = signedPeerPost(receiver.url, agent);
+  const deliver: Task = (payload) => post((payload as { body: string }).body);
   const shared = {
     connectionString: databaseUrl,
     schema,
