@@ -43,17 +43,41 @@ export function registerWebhooksCommands(program: Command): void {
     .description("run a local receiver that verifies each delivery and prints its event")
     .option("--port <port>", "port to listen on (0 picks a free one)", "9000")
     .option("--host <host>", "address to listen on", "127.0.0.1")
-    .option("--secret <secret>", "the endpoint's secret [env PARLEY_WEBHOOK_SECRET]")
+    .option(
+      "--secret <secret>",
+      "the endpoint's secret [env PARLEY_WEBHOOK_SECRET]; repeatable: each verifies (the old and new secret during a rotation)",
+      collect,
+    )
     .option(
       "--scheme <schemes>",
       "signature schemes to accept, comma-separated: standard-webhooks, parley (default both; " +
         "use standard-webhooks for a standard-webhooks or both endpoint: parley has no timestamp, so no replay protection)",
     )
     .option(
+      "--events <names>",
+      "only these events are printed and forwarded (others are answered 204): comma-separated, repeatable, names or wildcards such as MESSAGE_*; with --register, what the endpoint subscribes to (default *)",
+      collect,
+    )
+    .option(
       "--forward-to <url>",
       "re-send verified deliveries (same bytes and headers) to this URL",
     )
+    .option(
+      "--register",
+      "create a temporary endpoint pointing here through the API (PARLEY_URL, PARLEY_TOKEN), deleted on exit (Ctrl-C, SIGTERM); the secret is generated unless --secret gives it",
+    )
+    .option(
+      "--public-url <url>",
+      "with --register: the address Parley sends to, such as a tunnel's (default this listener's http://host:port/)",
+    )
+    .option("--name <name>", "with --register: the endpoint's name")
     .option("--json", "print each delivery as one line of JSON (the banner goes to stderr)")
+    .addHelpText(
+      "after",
+      "\nWith --register, the server must be able to send to the address: PARLEY_WEBHOOK_ALLOW_HTTP=true and" +
+        "\nPARLEY_WEBHOOK_ALLOW_PRIVATE_NETWORKS=true on a development server, or --public-url with a tunnel." +
+        "\nExits 2 for a usage error (see parley --help for every exit code).",
+    )
     .action(runCommand(webhooksListen));
 
   webhooks

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { once } from "node:events";
 import http, { type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -7,23 +8,35 @@ import {
   type WebhookEvent,
   type WebhookReply,
   type WebhookSignatureScheme,
+  WEBHOOK_TEST,
 } from "@parley/client";
+import type { SignatureScheme } from "@parley/client/wire";
+import { apiFromEnv } from "./api-from-env.js";
 import { CliError } from "./cli-error.js";
 import type { CliIo } from "./cli-io.js";
 import { EXIT } from "./exit-codes.js";
-import { parseChoice } from "./parse-choice.js";
+import { registerEndpoint, type Registration } from "./listen-registration.js";
+import { parseChoice, parseEvents } from "./parse-choice.js";
 
 export interface WebhooksListenOptions {
   port: string;
   host: string;
-  /** Falls back to PARLEY_WEBHOOK_SECRET. */
-  secret?: string;
+  /** Repeatable: every one verifies (a rotation's old and new secret); falls back to PARLEY_WEBHOOK_SECRET. */
+  secret?: string[];
   forwardTo?: string;
   /**
    * The signature schemes to accept, comma-separated: `standard-webhooks`, `parley`, or both (the
    * default). `standard-webhooks` alone never falls back to the timestamp-less parley header.
    */
   scheme?: string;
+  /** Only these events are printed and forwarded (names or wildcards); with --register, subscribed. */
+  events?: string[];
+  /** Create a temporary endpoint pointing here through the API, and delete it on exit. */
+  register?: boolean;
+  /** The address Parley sends to when registering (a tunnel); default the listening address. */
+  publicUrl?: string;
+  /** The registered endpoint's name. */
+  name?: string;
   /** One JSON object per line: `{receivedAt, verified, event?, format?, traceId?, reason?, forwarded?}`. */
   json?: boolean;
 }
@@ -45,27 +58,42 @@ const HOP_HEADERS = new Set([
  * signature and prints one line per event; a forged or unsigned request is printed as rejected
  * and answered 401. With `--forward-to`, each verified delivery is re-sent (same bytes, same
  * headers) to a local app, and the app's status is both printed and answered back to Parley, so
- * Parley retries what the app failed. Runs until interrupted.
+ * Parley retries what the app failed. With `--register`, it creates its own endpoint through the
+ * API (see listen-registration.ts) and deletes it when stopped. Runs until SIGINT or SIGTERM.
  */
 export async function webhooksListen(io: CliIo, options: WebhooksListenOptions): Promise<void> {
-  const secret = options.secret ?? io.env.PARLEY_WEBHOOK_SECRET;
-  if (!secret) throw new CliError("--secret is required (or set PARLEY_WEBHOOK_SECRET)");
-  if (secret.length < SECRET_LENGTH.min || secret.length > SECRET_LENGTH.max)
-    throw new CliError(
-      `--secret must be ${SECRET_LENGTH.min} to ${SECRET_LENGTH.max} characters, as an endpoint's secret is (got ${secret.length}); use the secret the endpoint was created with`,
-    );
+  const given =
+    options.secret ?? (io.env.PARLEY_WEBHOOK_SECRET ? [io.env.PARLEY_WEBHOOK_SECRET] : []);
+  if (given.length === 0 && !options.register)
+    throw new CliError("--secret is required (or set PARLEY_WEBHOOK_SECRET, or use --register)");
+  for (const secret of given)
+    if (secret.length < SECRET_LENGTH.min || secret.length > SECRET_LENGTH.max)
+      throw new CliError(
+        `--secret must be ${SECRET_LENGTH.min} to ${SECRET_LENGTH.max} characters, as an endpoint's secret is (got ${secret.length}); use the secret the endpoint was created with`,
+      );
   const port = Number(options.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new CliError(`--port must be a port number, got "${options.port}"`);
   }
-  const forwardTo = options.forwardTo === undefined ? undefined : checkedUrl(options.forwardTo);
+  const forwardTo =
+    options.forwardTo === undefined ? undefined : checkedUrl(options.forwardTo, "--forward-to");
+  const publicUrl =
+    options.publicUrl === undefined ? undefined : checkedUrl(options.publicUrl, "--public-url");
+  if (!options.register && (publicUrl !== undefined || options.name !== undefined))
+    throw new CliError("--public-url and --name go with --register");
   const schemes = options.scheme === undefined ? undefined : parseSchemes(options.scheme);
+  const events = options.events === undefined ? undefined : parseEvents(options.events);
+  // Checked before anything listens: PARLEY_TOKEN and PARLEY_URL.
+  const api = options.register ? apiFromEnv(io.env).api : undefined;
+  // Registering without a secret: the endpoint gets a generated one, which this listener verifies.
+  const secrets = given.length > 0 ? given : [generatedSecret()];
 
   const handler = secretChecked(() =>
     createWebhookHandler({
-      secret,
+      secret: secrets,
       ...(schemes === undefined ? {} : { schemes }),
       async onEvent(event, { req, rawBody }) {
+        if (events !== undefined && !subscribed(events, event.event)) return undefined;
         const receivedAt = new Date().toISOString();
         const { format, traceId } = transportOf(req.headers);
         const line =
@@ -127,9 +155,33 @@ export async function webhooksListen(io: CliIo, options: WebhooksListenOptions):
   }
   const address = server.address() as AddressInfo;
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  const listeningUrl = `http://${host}:${address.port}/`;
   // With --json, stdout carries only events; the banner goes to stderr.
   const say = options.json ? io.err : io.out;
-  say(`Listening for Parley webhooks on http://${host}:${address.port}/`);
+  say(`Listening for Parley webhooks on ${listeningUrl}`);
+
+  let registration: Registration | undefined;
+  if (api !== undefined) {
+    try {
+      registration = await registerEndpoint(api, {
+        url: publicUrl ?? listeningUrl,
+        name: options.name ?? `parley webhooks listen on ${host}:${address.port}`,
+        secret: secrets[0]!,
+        events: events ?? ["*"],
+        signatureScheme: registeredScheme(schemes),
+      });
+    } catch (error) {
+      server.closeAllConnections();
+      server.close();
+      throw error;
+    }
+    const { webhook } = registration;
+    say(
+      `Registered webhook ${webhook.id} "${webhook.name}" -> ${webhook.url} for ${webhook.events.join(", ")}, ` +
+        `signed ${webhook.signatureScheme}; it is deleted when this stops.`,
+    );
+    if (given.length === 0) say(`  secret (generated, shown only now): ${secrets[0]}`);
+  }
   say(
     forwardTo === undefined
       ? "Verified events are printed and answered 204; forged ones are answered 401. Ctrl-C stops."
@@ -138,12 +190,37 @@ export async function webhooksListen(io: CliIo, options: WebhooksListenOptions):
 
   await new Promise<void>((resolve) => {
     const stop = () => {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
       server.closeAllConnections();
       server.close(() => resolve());
     };
-    process.once("SIGINT", stop);
-    process.once("SIGTERM", stop);
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
   });
+  if (registration !== undefined) {
+    await registration.remove();
+    say(`Deleted webhook ${registration.webhook.id}.`);
+  }
+}
+
+/** Standard Webhooks' format, as the API generates: the base64 the libraries read. */
+function generatedSecret(): string {
+  return `whsec_${randomBytes(32).toString("base64")}`;
+}
+
+/** The scheme the registered endpoint signs with: both unless only one is accepted. */
+function registeredScheme(schemes: WebhookSignatureScheme[] | undefined): SignatureScheme {
+  if (schemes === undefined || schemes.length === 2) return "both";
+  return schemes[0]!;
+}
+
+/** Whether a subscription (names and wildcards) hears `event`; a test delivery always passes. */
+function subscribed(events: readonly string[], event: string): boolean {
+  if (event === WEBHOOK_TEST) return true;
+  return events.some((entry) =>
+    entry.endsWith("*") ? event.startsWith(entry.slice(0, -1)) : entry === event,
+  );
 }
 
 const SCHEMES: readonly WebhookSignatureScheme[] = ["standard-webhooks", "parley"];
@@ -240,14 +317,14 @@ async function forward(
   }
 }
 
-function checkedUrl(value: string): string {
+function checkedUrl(value: string, flag: string): string {
   try {
     const url = new URL(value);
     if (url.protocol === "http:" || url.protocol === "https:") return url.toString();
   } catch {
     // reported below
   }
-  throw new CliError(`--forward-to must be an http(s) URL, got "${value}"`);
+  throw new CliError(`${flag} must be an http(s) URL, got "${value}"`);
 }
 
 function remoteAddress(req: http.IncomingMessage): string {

@@ -308,7 +308,9 @@ describe("parley webhooks listen", () => {
   it("refuses to start without a secret", async () => {
     const { code, err } = await refusedStart([]);
     expect(code).toBe(2);
-    expect(err).toBe("parley: --secret is required (or set PARLEY_WEBHOOK_SECRET)\n");
+    expect(err).toBe(
+      "parley: --secret is required (or set PARLEY_WEBHOOK_SECRET, or use --register)\n",
+    );
   }, 60_000);
 
   it("verifies and prints CloudEvents deliveries in both modes, with the trace id they carry", async () => {
