@@ -10,6 +10,7 @@ import type { DialectName } from "./db/dialect.js";
 import { migrate } from "./db/migrate.js";
 import { openDatabase, type DatabaseConnection } from "./db/open-database.js";
 import type { Database } from "./db/schema.js";
+import { withStartLock } from "./db/start-lock.js";
 import { withUnitOfWork, type ParleyDatabase } from "./db/unit-of-work.js";
 import { EventSpine } from "./events/event-spine.js";
 import { createSafety, type Safety } from "./safety/create-safety.js";
@@ -51,6 +52,13 @@ export interface CreateAppContextOptions {
   files?: FileStorage;
   /** Use this tracing instead of the one the environment asks for (tests). */
   tracing?: Tracing;
+  /**
+   * Runs after the migrations, under the same start lock (db/start-lock.ts): what one process
+   * must do before another starting beside it looks (`parley serve` creates the first admin).
+   */
+  atStart?: (db: Kysely<Database>) => Promise<void>;
+  /** Called when another process is starting on the same database and this one waits for it. */
+  onStartWait?: () => void;
 }
 
 export async function createAppContext(
@@ -60,19 +68,28 @@ export async function createAppContext(
   let connection = options.database;
   if (connection) {
     await migrate(connection.db);
+    await options.atStart?.(connection.db);
   } else {
     const location = {
       databaseUrl: config.databaseUrl,
       sqlitePath: path.join(config.dataDir, "parley.db"),
     };
     // Migrations run on a connection of their own, without the requests' time-out: building an
-    // index on a large table may take longer, and must not fail the start for it.
-    const migrating = openDatabase(location);
-    try {
-      await migrate(migrating.db);
-    } finally {
-      await migrating.close();
-    }
+    // index on a large table may take longer, and must not fail the start for it. Processes
+    // starting together take turns (start-lock.ts).
+    await withStartLock(
+      location,
+      async () => {
+        const migrating = openDatabase(location);
+        try {
+          await migrate(migrating.db);
+          await options.atStart?.(migrating.db);
+        } finally {
+          await migrating.close();
+        }
+      },
+      options.onStartWait,
+    );
     connection = openDatabase({ ...location, timeoutMs: config.databaseTimeoutMs });
   }
   const keys = await loadServerKeys(config, connection);

@@ -16,6 +16,8 @@ import { jsonOnly } from "./plugins/json-only.js";
 import { openApi } from "./plugins/open-api.js";
 import { answerFrameworkError, problemDetails } from "./plugins/problem-details.js";
 import { redactedLogger } from "./plugins/redact-url.js";
+import { RequestLogController } from "./plugins/request-log-controller.js";
+import { logStream } from "./operations/log-stream.js";
 import { refuseNul } from "./plugins/refuse-nul.js";
 import { requestValidator } from "./plugins/request-validator.js";
 import { routeRules } from "./plugins/route-rules.js";
@@ -61,7 +63,8 @@ function serverOptions(
   logger: BuildAppOptions["logger"],
 ): FastifyHttpOptions<Server> {
   return {
-    logger: logger ?? redactedLogger(config.logLevel),
+    logger: logger ?? redactedLogger(config.logLevel, logStream(config.logFormat)),
+    logController: new RequestLogController(),
     schemaController: requestValidator,
     // Admin and chat bodies are a few fields; routes that need more say so (messages, ingest,
     // files, each sized to its content limit).

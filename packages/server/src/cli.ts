@@ -75,7 +75,8 @@ withSettingFlags(program.command("serve").description("run the chat service")).a
     try {
       server = await startServer(config);
     } catch (error) {
-      fail(`could not start: ${(error as Error).message}`);
+      const { explainStartError } = await import("./operations/explain-start-error.js");
+      fail(`could not start: ${explainStartError(error, config)}`);
     }
     const shutdown = (signal: string) => {
       process.stderr.write(`parley: ${signal} received, shutting down\n`);

@@ -555,7 +555,17 @@ export const SETTINGS = {
     kind: "enum",
     values: ["fatal", "error", "warn", "info", "debug", "trace", "silent"],
     default: "info",
-    description: "Log level.",
+    description:
+      "Log level. Each request is logged at debug (its start and its answer); errors and warnings always.",
+  },
+  logFormat: {
+    env: "PARLEY_LOG_FORMAT",
+    flag: "--log-format",
+    kind: "enum",
+    values: ["auto", "pretty", "json"],
+    default: "auto",
+    description:
+      "How log lines look: pretty (one readable, coloured line each), json (one JSON object per line, for a log collector), or auto: pretty when standard output is a terminal, json otherwise.",
   },
 } as const satisfies Record<string, Setting>;
 

@@ -94,6 +94,7 @@ export interface Config {
   /** The bearer token /metrics requires (PARLEY_METRICS_TOKEN); unset: /metrics is open. */
   metricsToken: string | undefined;
   logLevel: string;
+  logFormat: "auto" | "pretty" | "json";
 }
 
 /** An RTCIceServer as WebRTC clients take it. */

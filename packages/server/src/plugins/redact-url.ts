@@ -21,12 +21,17 @@ export function redactUrl(url: string): string {
 }
 
 /**
- * The request log at the configured level, credentials left out: the Authorization header is
- * redacted, and each request's URL goes through redactUrl().
+ * The log at the configured level, written to `stream` (operations/log-stream.ts; unset: standard
+ * output), credentials left out: the Authorization header is redacted, and each request's URL
+ * goes through redactUrl().
  */
-export function redactedLogger(level: Config["logLevel"]): FastifyServerOptions["logger"] {
+export function redactedLogger(
+  level: Config["logLevel"],
+  stream?: NodeJS.WritableStream,
+): FastifyServerOptions["logger"] {
   return {
     level,
+    ...(stream ? { stream } : {}),
     redact: ["req.headers.authorization"],
     serializers: {
       req: (req: { method: string; url: string; ip?: string }) => ({
