@@ -109,6 +109,7 @@ export const messagesRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
     "/api/rooms/:roomId/messages",
     {
       onRequest: anyUser,
+      config: { handsTraceDown: true },
       bodyLimit: MESSAGE_BODY_LIMIT,
       // A body that fails the schema is answered by the content rules first (see the handler).
       attachValidation: true,
@@ -139,9 +140,13 @@ export const messagesRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
       const message = validateMessageBody(request.body);
       if (failed) throw failed;
       const { threadId, fileIds } = request.body as { threadId?: unknown; fileIds?: unknown };
-      return reply
-        .code(201)
-        .send(await postRoomMessage(ctx, request.principal, roomId, message, threadId, fileIds));
+      return reply.code(201).send(
+        await postRoomMessage(ctx, request.principal, roomId, message, {
+          threadId,
+          fileIds,
+          trace: request.trace,
+        }),
+      );
     },
   );
 

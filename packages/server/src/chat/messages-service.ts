@@ -5,6 +5,7 @@ import type {
   StoredMessage,
 } from "@parley/client/wire";
 import type { AppContext } from "../app-context.js";
+import type { RequestTrace } from "../tracing/request-trace.js";
 import type { Principal } from "../auth/principal.js";
 import { keysetSlice, type KeysetSlice } from "../db/keyset-slice.js";
 import { AppError } from "../errors/app-error.js";
@@ -154,9 +155,16 @@ export async function postRoomMessage(
   actor: Principal,
   roomId: number,
   message: MessageContent,
-  threadId?: unknown,
-  fileIds?: unknown,
+  options: {
+    /** Unvalidated (postMessage checks it). */
+    threadId?: unknown;
+    /** Unvalidated (postMessage checks it). */
+    fileIds?: unknown;
+    /** The request's trace, handed down to the unit of work. */
+    trace?: RequestTrace | undefined;
+  } = {},
 ): Promise<MessageView> {
+  const { threadId, fileIds, trace } = options;
   const displayName = await readDisplayName(ctx.db, actor.userId);
   const posted = await postMessage(ctx, {
     roomId,
@@ -170,6 +178,7 @@ export async function postRoomMessage(
       username: actor.username,
       displayName,
     },
+    trace,
   });
   // A new message has no reactions yet; it may have files.
   const row = await readMessageViewRow(ctx.db, posted.id);

@@ -1,5 +1,6 @@
 import { MAX_MESSAGE_FILES } from "@parley/client/wire";
 import type { AppContext } from "../app-context.js";
+import type { RequestTrace } from "../tracing/request-trace.js";
 import { writesInOneStatement } from "../db/dialect.js";
 import type { StatementUnit } from "../db/unit-of-work.js";
 import { AppError } from "../errors/app-error.js";
@@ -60,6 +61,11 @@ export interface PostMessageInput {
    */
   fileIds?: unknown;
   sender: MessageSender;
+  /**
+   * The trace of the request that posts (docs/webhooks.md, "Trace context"), handed down by the
+   * route; absent: the trace carried by the request's context, if any (request-trace.ts).
+   */
+  trace?: RequestTrace | undefined;
 }
 
 export interface PostedMessage {
@@ -162,9 +168,10 @@ export async function postMessage(
     writesInOneStatement(ctx.database.dialect)
   ) {
     const now = ctx.now();
-    return ctx.database.statement(
-      postStatement(input, postStatementValues(row(now), tokenHash), now),
-    );
+    return ctx.database.statement({
+      ...postStatement(input, postStatementValues(row(now), tokenHash), now),
+      trace: input.trace,
+    });
   }
 
   return ctx.database.transaction(async (tx) => {
@@ -246,7 +253,7 @@ export async function postMessage(
       createdAt: message.created_at,
       moderationStatus: moderation?.status ?? "none",
     };
-  });
+  }, input.trace);
 }
 
 /**

@@ -75,6 +75,8 @@ export interface StatementUnit<Row, T> {
    * unnested into the CTE "input" (one row per unit, in order). Its text must be fixed too.
    */
   combined?: CombinedStatement;
+  /** The trace of the request the unit serves, handed down; absent: the one it carries, if any. */
+  trace?: RequestTrace | undefined;
 }
 
 /** The combined form of a StatementUnit. */
@@ -97,7 +99,8 @@ export interface CombinedStatement {
 /** The database as the domain uses it: the connection plus the one way to write. */
 export interface ParleyDatabase extends DatabaseConnection {
   /**
-   * Runs `work` in one transaction. Its writes and the deliveries its events queue commit
+   * Runs `work` in one transaction, as part of `trace` (the request's, handed down; absent: the
+   * trace the request's context carries, if any: request-trace.ts). Its writes and the deliveries its events queue commit
    * together or not at all; after the commit (never before, never on rollback) the dispatchers of
    * this process are woken and, on PostgreSQL, every other process through NOTIFY.
    *
@@ -106,7 +109,7 @@ export interface ParleyDatabase extends DatabaseConnection {
    * its promise settles after the shared commit. A unit must not start another unit of work from
    * inside its callback (it would wait for its own batch).
    */
-  transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
+  transaction<T>(work: (tx: Tx) => Promise<T>, trace?: RequestTrace): Promise<T>;
   /**
    * PostgreSQL only (SQLite has no data-modifying CTEs, and no round trips to save): runs `unit`,
    * one statement, as a unit of work with the promises of `transaction`: its writes and the
@@ -145,8 +148,8 @@ export function withUnitOfWork(
     pgConfig: connection.pgConfig,
     pgPool: connection.pgPool,
     close: () => connection.close(),
-    async transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
-      const unit = new Unit(outbox, currentTrace());
+    async transaction<T>(work: (tx: Tx) => Promise<T>, trace?: RequestTrace): Promise<T> {
+      const unit = new Unit(outbox, trace ?? currentTrace());
       const result = await run((trx) => work(unit.over(trx)));
       unit.announceTo(announce);
       return result;
@@ -160,7 +163,7 @@ export function withUnitOfWork(
     async statement<Row, T>(unit: StatementUnit<Row, T>): Promise<T> {
       if (!statements) throw new Error("single-statement units of work need PostgreSQL");
       // Read here, in the caller's context: the batcher may build the statement in another's.
-      const trace = currentTrace();
+      const trace = unit.trace ?? currentTrace();
       const single = () => statementOf(unit, outbox, names, trace);
       const combined: UnitForm | undefined = unit.combined && {
         key: `${unit.name}/${unit.emit?.event ?? ""}`,

@@ -2,7 +2,7 @@ import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span } from "@opent
 import { TraceState } from "@opentelemetry/core";
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
-import { runWithTrace } from "../tracing/request-trace.js";
+import { carryTrace, type RequestTrace } from "../tracing/request-trace.js";
 import type { Tracing } from "../tracing/open-telemetry.js";
 import type { TraceGate } from "../tracing/trace-gate.js";
 import {
@@ -17,14 +17,31 @@ declare module "fastify" {
   interface FastifyRequest {
     /** The request's server span, when OpenTelemetry export is on. */
     otelSpan?: Span;
+    /**
+     * The request's trace, while something uses traces (trace-gate.ts): the routes that hand it
+     * down to the domain (`handsTraceDown`) pass it on; undefined otherwise.
+     */
+    trace?: RequestTrace;
+  }
+  interface FastifyContextConfig {
+    /**
+     * true: the route hands `request.trace` down to the unit of work it starts (the hot write
+     * routes), so the trace is not carried in the request's context (request-trace.ts).
+     */
+    handsTraceDown?: boolean;
   }
 }
+
+/** Requests that write nothing an event comes of: their trace is only their span's. */
+const READS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 /**
  * Gives every request a trace (docs/webhooks.md, "Trace context"): a valid `traceparent` that
  * came in is continued, otherwise the request starts a trace. The request's own span (its server
  * span when OpenTelemetry exports, otherwise an id made here) is the parent of the deliveries its
- * events queue: the trace is current for the whole handling of the request (request-trace.ts).
+ * events queue: hot write routes hand `request.trace` down; other writes carry it in the request's
+ * context for the whole handling of the request (request-trace.ts); reads (GET, HEAD, OPTIONS)
+ * queue no deliveries and carry nothing.
  */
 export const traceRequests = fp(
   async function traceRequests(
@@ -33,7 +50,7 @@ export const traceRequests = fp(
   ) {
     const tracer = options.tracing?.tracer;
     const gate = options.gate;
-    app.addHook("onRequest", (request, _reply, done) => {
+    app.addHook("onRequest", (request, reply, done) => {
       // Nothing uses a trace (no exporter, no endpoint with trace context): no trace is kept.
       if (!gate.carry()) return done();
       const incoming = readTraceParent(request.headers.traceparent);
@@ -75,7 +92,11 @@ export const traceRequests = fp(
           flags: incoming?.flags ?? "00",
         });
       }
-      runWithTrace({ traceParent, traceState: state ?? null }, done);
+      const requestTrace = { traceParent, traceState: state ?? null };
+      request.trace = requestTrace;
+      if (request.routeOptions.config?.handsTraceDown || READS.has(request.method)) return done();
+      const release = carryTrace(requestTrace, done);
+      reply.raw.once("close", release);
     });
     if (!tracer) return;
     app.addHook("onResponse", async (request, reply) => {

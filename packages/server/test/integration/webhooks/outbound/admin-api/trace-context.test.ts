@@ -77,6 +77,39 @@ describeEachDialect("trace context on $name", (dialect) => {
     expect(partsOf(third!.headers.traceparent).traceId).toBe(TRACE_ID);
   });
 
+  it("continues the trace of a write route that carries it in the request's context (joining a room) as of one that hands it down (posting), side by side", async () => {
+    const receiver = await d.receiver();
+    await d.create({
+      url: receiver.url,
+      events: ["USER_JOINED_ROOM", "MESSAGE_CREATED"],
+      traceContext: true,
+    });
+    const room = await createRoom(d.t, d.t.admin, "joined traced");
+    const member = await d.t.user("user");
+    const joinTrace = "5" + TRACE_ID.slice(1);
+    const postTrace = "6" + TRACE_ID.slice(1);
+    // Both at once: each unit of work takes its own request's trace, never the other's.
+    const [joined, posted] = await Promise.all([
+      d.t.app.inject({
+        method: "POST",
+        url: `/api/rooms/${room.id}/join`,
+        headers: { ...member.headers, traceparent: `00-${joinTrace}-${CALLER_SPAN}-01` },
+      }),
+      post(d, room.id, "posted beside a join", {
+        traceparent: `00-${postTrace}-${CALLER_SPAN}-01`,
+      }),
+    ]);
+    expect(joined.statusCode).toBe(200);
+    expect(posted).toBeGreaterThan(0);
+    const requests = await receiver.waitForRequests(2);
+    const traceOf = (event: string) => {
+      const request = requests.find((r) => JSON.parse(r.body.toString("utf8")).event === event);
+      return partsOf(request!.headers.traceparent).traceId;
+    };
+    expect(traceOf("USER_JOINED_ROOM")).toBe(joinTrace);
+    expect(traceOf("MESSAGE_CREATED")).toBe(postTrace);
+  });
+
   it("starts a trace for a request without one (or with an invalid one), shared by every endpoint of the event", async () => {
     const one = await d.receiver();
     const two = await d.receiver();
