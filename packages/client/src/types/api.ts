@@ -96,6 +96,13 @@ export type {
   UpdateWebhookParams,
   Webhook,
 } from "../wire/webhooks.js";
+export type {
+  AuthType,
+  EndpointAuth,
+  EndpointAuthParams,
+  EndpointTls,
+  EndpointTlsParams,
+} from "../wire/endpoint-credentials.js";
 
 // Inbound webhooks
 export type {

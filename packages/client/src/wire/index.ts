@@ -12,6 +12,7 @@ export * from "./calls.js";
 export * from "./messages.js";
 export * from "./search.js";
 export * from "./webhooks.js";
+export * from "./endpoint-credentials.js";
 export * from "./inbound-webhooks.js";
 export * from "./discord.js";
 export * from "./operations.js";

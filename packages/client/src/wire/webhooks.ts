@@ -2,6 +2,12 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { EVENT_NAMES, WEBHOOK_TEST, type EventName, type WebhookEvent } from "../types/events.js";
 import { Id, listQueryProperties, Nullable, StringEnum, Timestamp } from "./common.js";
+import {
+  EndpointAuthParamsSchema,
+  EndpointAuthSchema,
+  EndpointTlsParamsSchema,
+  EndpointTlsSchema,
+} from "./endpoint-credentials.js";
 
 /** An event name, "*" (every event, later ones included) or a prefix wildcard ("MESSAGE_*"). */
 export type EventSubscription = EventName | "*" | `${string}_*`;
@@ -95,6 +101,10 @@ export const WebhookSchema = Type.Object(
     ordering: StringEnum(ORDERINGS),
     /** Lanes whose head is failing, oldest first (at most 20); [] without ordering. */
     heldLanes: Type.Array(HeldLaneSchema, { maxItems: 20 }),
+    /** How Parley authenticates to the receiver; write-only parts masked. */
+    auth: EndpointAuthSchema,
+    /** The client certificate for mutual TLS: its subject and expiry. */
+    tls: EndpointTlsSchema,
   },
   { additionalProperties: false },
 );
@@ -188,6 +198,10 @@ const endpointFields = {
         "none (default); room: the events of one room in commit order, one attempt in flight per (endpoint, room), events without a room in one lane of their own; endpoint: one lane for the whole endpoint. A failing delivery holds its lane until it succeeds or is exhausted.",
     }),
   ),
+  /** null (default): no Authorization header; basic, bearer or OAuth 2.0 client credentials. */
+  auth: Type.Optional(EndpointAuthParamsSchema),
+  /** null (default): no client certificate. */
+  tls: Type.Optional(EndpointTlsParamsSchema),
 };
 
 export const CreateWebhookParamsSchema = Type.Object(endpointFields, {

@@ -230,6 +230,13 @@ export interface WebhooksTable {
   /** Migration 021: the body's format and whether attempts carry a traceparent. */
   payload_format: Generated<PayloadFormat>;
   trace_context: Generated<Flag>;
+  /** Migration 022: AES-256-GCM of the JSON `auth` object (outbound/endpoint-auth.ts); null without. */
+  auth_ciphertext: Generated<string | null>;
+  /** Migration 022: AES-256-GCM of the JSON `tls` settings (certificate, key, passphrase, CA). */
+  tls_ciphertext: Generated<string | null>;
+  /** The client certificate's subject and end of validity, for reads; null without `tls`. */
+  tls_subject: Generated<string | null>;
+  tls_expires_at: Generated<number | null>;
 }
 
 export type Ordering = "none" | "room" | "endpoint";

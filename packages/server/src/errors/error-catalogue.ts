@@ -34,6 +34,15 @@ export const ERROR_CATALOGUE = {
     status: 400,
     title: "This header is set by Parley or by HTTP itself, or is a proxy or browser credential",
   },
+  invalid_auth: {
+    status: 400,
+    title:
+      "auth must be basic {username, password}, bearer {token} or oauth2 {tokenUrl, clientId, clientSecret, scope?, audience?}",
+  },
+  invalid_tls: {
+    status: 400,
+    title: "tls must hold a valid PEM certificate and the PEM private key that matches it",
+  },
   invalid_time_range: { status: 400, title: "since must be before until" },
   content_required: { status: 400, title: "content is required" },
   content_too_large: { status: 400, title: "content is larger than 16384 UTF-8 bytes" },

@@ -19,6 +19,7 @@ import { messageSearch } from "./017-message-search.js";
 import { inboundFromTheWorld } from "./018-inbound-from-the-world.js";
 import { orderedLanes } from "./020-ordered-lanes.js";
 import { deliveryFormatAndTrace } from "./021-delivery-format-and-trace.js";
+import { endpointAuthTls } from "./022-endpoint-auth-tls.js";
 
 /** Every migration, in order. Names sort; never rename or edit one that has shipped. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -42,4 +43,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "018-inbound-from-the-world": inboundFromTheWorld,
   "020-ordered-lanes": orderedLanes,
   "021-delivery-format-and-trace": deliveryFormatAndTrace,
+  "022-endpoint-auth-tls": endpointAuthTls,
 };

@@ -33,14 +33,31 @@ function maskSignatures(value: string): string {
 }
 
 /**
- * The request's headers as the log keeps them: signatures reduced to their schemes. Custom
+ * The request's headers as the log keeps them: signatures and Authorization reduced to their
+ * schemes. Custom
  * headers arrive already masked (maskHeaderValue, by the dispatcher), the rest are Parley's own.
  */
 export function maskLoggedRequestHeaders(headers: Record<string, string>): Record<string, string> {
   const logged: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers))
-    logged[name] = SIGNATURE_HEADERS.has(name.toLowerCase()) ? maskSignatures(value) : value;
+  for (const [name, value] of Object.entries(headers)) {
+    const lower = name.toLowerCase();
+    logged[name] = SIGNATURE_HEADERS.has(lower)
+      ? maskSignatures(value)
+      : lower === "authorization"
+        ? maskAuthorization(value)
+        : value;
+  }
   return logged;
+}
+
+/**
+ * `Authorization` with its scheme only: `Bearer ****`, `Basic ****`. A value already masked (the
+ * endpoint's auth, or a custom header masked as custom values are) stays as it is.
+ */
+function maskAuthorization(value: string): string {
+  if (value.includes(MASK)) return value;
+  const scheme = /^[A-Za-z][A-Za-z0-9_-]{0,15} /.exec(value)?.[0];
+  return scheme === undefined ? MASK : `${scheme}${MASK}`;
 }
 
 /** The response's headers as the log keeps them: a credential-like one's value masked whole. */

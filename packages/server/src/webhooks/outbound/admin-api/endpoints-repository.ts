@@ -30,6 +30,9 @@ const PUBLIC_COLUMNS = [
   "last_error",
   "circuit",
   "ordering",
+  "auth_ciphertext",
+  "tls_subject",
+  "tls_expires_at",
 ] as const;
 
 export async function insertWebhook(

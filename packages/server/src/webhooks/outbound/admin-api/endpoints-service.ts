@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import type { EndpointAuthParams, EndpointTlsParams } from "@parley/client/wire";
 import type { Kysely, Updateable } from "kysely";
 import type { AppContext } from "../../../app-context.js";
 import type { Principal } from "../../../auth/principal.js";
@@ -27,6 +28,8 @@ import {
   relaneQueuedDeliveries,
   updateWebhook,
 } from "./endpoints-repository.js";
+import { validateAuth, type StoredAuth } from "../endpoint-auth.js";
+import { validateTls } from "../endpoint-tls.js";
 import {
   validateEndpointInput,
   validateSecret,
@@ -52,6 +55,8 @@ export interface CreateEndpointInput {
   headers?: Record<string, string> | null | undefined;
   maxDeliveriesPerSecond?: number | null | undefined;
   ordering?: Ordering | undefined;
+  auth?: EndpointAuthParams | null | undefined;
+  tls?: EndpointTlsParams | null | undefined;
 }
 
 const DAY_MS = 86_400_000;
@@ -82,8 +87,51 @@ async function viewsOf(
               string
             >),
       stats: stats.get(row.id),
+      auth: openAuth(ctx, row.auth_ciphertext),
     }),
   );
+}
+
+function openAuth(ctx: AppContext, ciphertext: string | null): StoredAuth | null {
+  return ciphertext === null
+    ? null
+    : (JSON.parse(openSecret(ctx.keys.secretKey, ciphertext)) as StoredAuth);
+}
+
+function openHeaders(ctx: AppContext, ciphertext: string | null): Record<string, string> | null {
+  return ciphertext === null
+    ? null
+    : (JSON.parse(openSecret(ctx.keys.secretKey, ciphertext)) as Record<string, string>);
+}
+
+/**
+ * With `auth` set, Parley writes the Authorization header itself: a custom header of that name
+ * is refused (400 header_reserved), whichever of the two was set first.
+ */
+function refuseAuthorizationHeader(
+  auth: StoredAuth | null,
+  headers: Record<string, string> | null,
+): void {
+  if (auth === null || headers === null) return;
+  const name = Object.keys(headers).find((header) => header.toLowerCase() === "authorization");
+  if (name !== undefined)
+    throw new AppError(
+      "header_reserved",
+      `"${name}" is set by Parley from auth; remove the header or set auth to null`,
+      { field: "body.headers", header: name },
+    );
+}
+
+/** The columns of a `tls` setting: sealed settings and the certificate's subject and expiry. */
+function tlsColumns(ctx: AppContext, input: EndpointTlsParams | null) {
+  if (input === null)
+    return { tls_ciphertext: null, tls_subject: null, tls_expires_at: null } as const;
+  const { stored, summary } = validateTls(input);
+  return {
+    tls_ciphertext: sealSecret(ctx.keys.secretKey, JSON.stringify(stored)),
+    tls_subject: summary.subject,
+    tls_expires_at: summary.expiresAt,
+  };
 }
 
 async function viewOf(ctx: AppContext, db: Kysely<Database>, row: WebhookRow) {
@@ -110,6 +158,9 @@ export async function createEndpoint(
   input: CreateEndpointInput,
 ): Promise<WebhookView> {
   const valid = validateEndpointInput(input, urlPolicy(ctx));
+  const auth = validateAuth(input.auth ?? null, null, urlPolicy(ctx));
+  refuseAuthorizationHeader(auth, valid.headers ?? null);
+  const tls = tlsColumns(ctx, input.tls ?? null);
   const now = ctx.now();
   const row = await insertWebhook(ctx.db, {
     name: valid.name!,
@@ -129,6 +180,8 @@ export async function createEndpoint(
     ordering: valid.ordering ?? "none",
     disabled_reason: valid.enabled === false ? "manual" : null,
     disabled_at: valid.enabled === false ? now : null,
+    auth_ciphertext: auth === null ? null : sealSecret(ctx.keys.secretKey, JSON.stringify(auth)),
+    ...tls,
   });
   if (valid.traceContext) ctx.traceGate.endpointTraced();
   return viewOf(ctx, ctx.db, row);
@@ -200,6 +253,21 @@ export async function updateEndpoint(
   if (valid.maxDeliveriesPerSecond !== undefined)
     changes.max_per_second = valid.maxDeliveriesPerSecond;
   if (valid.ordering !== undefined) changes.ordering = valid.ordering;
+  if (input.auth !== undefined || valid.headers !== undefined) {
+    // Both are checked against what is stored: a PATCH may set one and keep the other.
+    const current = await findWebhook(ctx.db, id);
+    if (!current) throw new AppError("not_found", `no webhook ${id}`);
+    const stored = openAuth(ctx, current.auth_ciphertext);
+    const auth =
+      input.auth === undefined ? stored : validateAuth(input.auth, stored, urlPolicy(ctx));
+    const headers =
+      valid.headers === undefined ? openHeaders(ctx, current.headers_ciphertext) : valid.headers;
+    refuseAuthorizationHeader(auth, headers);
+    if (input.auth !== undefined)
+      changes.auth_ciphertext =
+        auth === null ? null : sealSecret(ctx.keys.secretKey, JSON.stringify(auth));
+  }
+  if (input.tls !== undefined) Object.assign(changes, tlsColumns(ctx, input.tls));
   if (Object.keys(changes).length === 0) return getEndpoint(ctx, id);
 
   const row = await ctx.database.transaction(async (tx) => {

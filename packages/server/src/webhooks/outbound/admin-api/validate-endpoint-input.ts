@@ -1,3 +1,4 @@
+import type { EndpointAuthParams, EndpointTlsParams } from "@parley/client/wire";
 import { AppError } from "../../../errors/app-error.js";
 import type { Ordering, PayloadFormat, SignatureScheme } from "../../../db/schema.js";
 import { isEventName, WEBHOOK_TEST } from "../../../events/event-catalogue.js";
@@ -20,6 +21,9 @@ export interface EndpointInput {
   headers?: Record<string, string> | null | undefined;
   maxDeliveriesPerSecond?: number | null | undefined;
   ordering?: Ordering | undefined;
+  /** Checked by the service (validateAuth, validateTls): a PATCH merges with what is stored. */
+  auth?: EndpointAuthParams | null | undefined;
+  tls?: EndpointTlsParams | null | undefined;
 }
 
 /** The same fields once checked: only those given are present. */

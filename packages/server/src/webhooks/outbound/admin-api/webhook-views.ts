@@ -17,6 +17,7 @@ import type {
 } from "../../../db/schema.js";
 import { isoTime, type DeliverableEvent } from "../../../events/event-catalogue.js";
 import { roomIdsOf } from "../../../events/event-subscriptions.js";
+import { authView, type StoredAuth } from "../endpoint-auth.js";
 import { maskHeaderValue } from "../mask-header-value.js";
 import { maskLoggedRequestHeaders, maskLoggedResponseHeaders } from "../mask-logged-headers.js";
 
@@ -71,6 +72,9 @@ export type WebhookRow = Pick<
   | "last_error"
   | "circuit"
   | "ordering"
+  | "auth_ciphertext"
+  | "tls_subject"
+  | "tls_expires_at"
 >;
 export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
 export type DeliverySummaryRow = Omit<
@@ -92,6 +96,8 @@ export function toWebhookView(
   row: WebhookRow,
   extras: {
     headers: Record<string, string> | null;
+    /** The endpoint's auth, opened (its view masks it). */
+    auth?: StoredAuth | null | undefined;
     stats?: AttemptStats | undefined;
     heldLanes?: HeldLane[] | undefined;
   },
@@ -118,6 +124,11 @@ export function toWebhookView(
     health: toHealth(row, extras.stats ?? NO_ATTEMPTS),
     ordering: row.ordering,
     heldLanes: extras.heldLanes ?? [],
+    auth: authView(extras.auth ?? null),
+    tls:
+      row.tls_subject === null || row.tls_expires_at === null
+        ? null
+        : { subject: row.tls_subject, expiresAt: isoTime(row.tls_expires_at) },
   };
 }
 

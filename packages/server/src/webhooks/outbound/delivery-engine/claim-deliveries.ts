@@ -33,6 +33,9 @@ export interface ClaimedDelivery {
   trace_state: string | null;
   /** The old secret while a rotation overlap lasts; null once it has expired. */
   previous_secret_ciphertext: string | null;
+  /** The endpoint's sealed `auth` and `tls` (migration 022); null without. */
+  auth_ciphertext: string | null;
+  tls_ciphertext: string | null;
   /**
    * For an endpoint with a rate cap: the start of the send slot this claim reserved for the row
    * (within RATE_HORIZON_MS of now); send it then, not before. Null without a cap.
@@ -340,6 +343,8 @@ async function claimOnSqlite(db: Kysely<Database>, input: ClaimInput): Promise<C
         (SELECT w.headers_ciphertext FROM webhooks w WHERE w.id = webhook_deliveries.webhook_id) AS headers_ciphertext,
         (SELECT w.payload_format FROM webhooks w WHERE w.id = webhook_deliveries.webhook_id) AS payload_format,
         (SELECT w.trace_context FROM webhooks w WHERE w.id = webhook_deliveries.webhook_id) AS trace_context,
+        (SELECT w.auth_ciphertext FROM webhooks w WHERE w.id = webhook_deliveries.webhook_id) AS auth_ciphertext,
+        (SELECT w.tls_ciphertext FROM webhooks w WHERE w.id = webhook_deliveries.webhook_id) AS tls_ciphertext,
         (SELECT CASE WHEN w.previous_secret_expires_at > ${now} THEN w.previous_secret_ciphertext END
           FROM webhooks w WHERE w.id = webhook_deliveries.webhook_id) AS previous_secret_ciphertext,
         (SELECT CASE WHEN w.enabled = 1 THEN w.max_per_second END
@@ -544,7 +549,7 @@ const PG_CLAIM = `
   WHERE d.id = chosen.id AND w.id = d.webhook_id
   RETURNING d.id, d.webhook_id, d.event, d.body, d.status, d.attempts, d.event_id, d.lane, w.url,
     w.secret_ciphertext, w.signature_scheme, w.headers_ciphertext, w.payload_format,
-    w.trace_context, d.trace_parent, d.trace_state,
+    w.trace_context, d.trace_parent, d.trace_state, w.auth_ciphertext, w.tls_ciphertext,
     CASE WHEN w.previous_secret_expires_at > $1::bigint THEN w.previous_secret_ciphertext END
       AS previous_secret_ciphertext,
     CASE WHEN chosen.rate IS NULL THEN NULL ELSE d.next_attempt_at END AS send_at

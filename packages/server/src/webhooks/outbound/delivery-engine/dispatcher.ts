@@ -25,6 +25,8 @@ import type { RetryPolicy } from "./backoff-schedule.js";
 import { signPayload } from "./sign-payload.js";
 import { signStandardWebhook, SigningKeyError } from "./sign-standard-webhook.js";
 import { whyHeaderIsReserved } from "../reserved-header.js";
+import { loggedAuthorization, type StoredAuth } from "../endpoint-auth.js";
+import type { ClientTls } from "../transport/create-connector.js";
 import type { Tracer } from "@opentelemetry/api";
 import { startDeliverSpan, type DeliverSpan } from "../../../tracing/deliver-span.js";
 import { formatPayload } from "./format-payload.js";
@@ -104,6 +106,9 @@ interface SignedRequest {
   signature: string | undefined;
   headers: Record<string, string>;
   logged: Record<string, string>;
+  endpointId: number;
+  auth: StoredAuth | null;
+  tls: ClientTls | null;
 }
 
 /**
@@ -171,6 +176,7 @@ export class DeliveryDispatcher implements Dispatcher {
   private readonly secrets = new Map<string, string>();
   /** Where the next claim's walk over each ordered endpoint's lanes starts (claim-deliveries.ts). */
   private readonly laneCursors = new Map<number, number>();
+  private readonly opened = new Map<string, unknown>();
   private passFailures = 0;
   private retryTimer: { at: number; handle: NodeJS.Timeout } | undefined;
   private errorTimer: NodeJS.Timeout | undefined;
@@ -537,16 +543,42 @@ export class DeliveryDispatcher implements Dispatcher {
       ...(signature === undefined ? {} : { "x-webhook-signature-256": signature }),
       ...headers,
     };
+    const auth = this.openedOf<StoredAuth>(row.auth_ciphertext);
+    if (auth !== null) logged.authorization = loggedAuthorization(auth);
     if (row.headers_ciphertext !== null) {
-      const custom = JSON.parse(this.secretOf(row.headers_ciphertext)) as Record<string, string>;
+      const custom = this.openedOf<Record<string, string>>(row.headers_ciphertext)!;
       for (const [name, value] of Object.entries(custom)) {
         // Stored before its name was reserved: sent, it would break the attempt or the framing.
         if (whyHeaderIsReserved(name) !== undefined) continue;
+        // The endpoint's auth writes Authorization: a custom one would send two.
+        if (auth !== null && name === "authorization") continue;
         headers[name] = value;
         logged[name] = maskHeaderValue(value);
       }
     }
-    return { url: row.url, body, contentType: payload.contentType, signature, headers, logged };
+    return {
+      url: row.url,
+      body,
+      contentType: payload.contentType,
+      signature,
+      headers,
+      logged,
+      endpointId: row.webhook_id,
+      auth,
+      tls: this.openedOf<ClientTls>(row.tls_ciphertext),
+    };
+  }
+
+  /** A sealed JSON setting (headers, auth, tls), opened and parsed once per ciphertext. */
+  private openedOf<T>(ciphertext: string | null): T | null {
+    if (ciphertext === null) return null;
+    let value = this.opened.get(ciphertext);
+    if (value === undefined) {
+      value = JSON.parse(this.deps.openSecret(ciphertext)) as unknown;
+      if (this.opened.size >= 1_000) this.opened.clear();
+      this.opened.set(ciphertext, value);
+    }
+    return value as T;
   }
 
   private secretOf(ciphertext: string): string {

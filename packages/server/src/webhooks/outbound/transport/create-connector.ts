@@ -9,6 +9,16 @@ export interface ConnectorOptions {
   lookup: LookupFunction;
   /** Extra trusted CA certificates (PEM), added to Node's default roots. */
   ca?: string | Buffer;
+  /** A client certificate for mutual TLS, and the CA its endpoint trusts besides the others. */
+  clientTls?: ClientTls | undefined;
+}
+
+/** One endpoint's TLS identity (its `tls` setting). */
+export interface ClientTls {
+  clientCertificatePem: string;
+  clientKeyPem: string;
+  passphrase: string | null;
+  caPem: string | null;
 }
 
 /**
@@ -17,10 +27,21 @@ export interface ConnectorOptions {
  * second, so a 5 s budget could run to 6 s; this one fires on time and covers the DNS lookup too.
  */
 export function createConnector(options: ConnectorOptions): buildConnector.connector {
+  const extraCas = [options.ca?.toString(), options.clientTls?.caPem ?? undefined].filter(
+    (pem): pem is string => pem !== undefined,
+  );
+  const client = options.clientTls;
   const base = buildConnector({
     lookup: options.lookup,
-    // Passing `ca` replaces Node's roots, so keep them and add the operator's.
-    ...(options.ca === undefined ? {} : { ca: [...rootCertificates, options.ca.toString()] }),
+    // Passing `ca` replaces Node's roots, so keep them and add the operator's and the endpoint's.
+    ...(extraCas.length === 0 ? {} : { ca: [...rootCertificates, ...extraCas] }),
+    ...(client === undefined
+      ? {}
+      : {
+          cert: client.clientCertificatePem,
+          key: client.clientKeyPem,
+          ...(client.passphrase === null ? {} : { passphrase: client.passphrase }),
+        }),
     timeout: 0, // disabled: the timer below replaces it
   });
   const { connectTimeoutMs } = options;

@@ -1,10 +1,13 @@
 import { lookup as dnsLookup } from "node:dns";
 import type { LookupFunction } from "node:net";
-import { Agent, request } from "undici";
-import { createConnector } from "./create-connector.js";
+import { request } from "undici";
+import type { StoredAuth } from "../endpoint-auth.js";
+import type { ClientTls } from "./create-connector.js";
 import { decodeUtf8Prefix } from "./decode-utf8-prefix.js";
 import { describeSendError } from "./describe-send-error.js";
 import { createGuardedLookup } from "./guarded-lookup.js";
+import { OAuth2TokenCache, TokenRequestError } from "./oauth2-token-cache.js";
+import { OutboundAgents } from "./outbound-agents.js";
 import { hostRefusal } from "./ssrf-guard.js";
 import { TargetRefusedError } from "./target-refused-error.js";
 
@@ -60,6 +63,12 @@ export interface SendRequest {
   contentType?: string | undefined;
   /** Further headers: Standard Webhooks' and the endpoint's own, names lower-case. */
   headers?: Readonly<Record<string, string>> | undefined;
+  /** The endpoint: whose OAuth token to use (tokens are cached per endpoint). */
+  endpointId?: number | undefined;
+  /** How to authenticate to the receiver: the `Authorization` header it gets. */
+  auth?: StoredAuth | null | undefined;
+  /** A client certificate for mutual TLS. */
+  tls?: ClientTls | null | undefined;
 }
 
 export interface WebhookSender {
@@ -67,6 +76,8 @@ export interface WebhookSender {
   send(request: SendRequest): Promise<AttemptOutcome>;
   /** Closes pooled connections; attempts in flight finish first (each bounded by timeoutMs). */
   close(): Promise<void>;
+  /** New connections and OAuth token requests so far (benchmarks, tests). */
+  stats?(): { connections: number; tokenRequests: number };
 }
 
 export const DEFAULT_USER_AGENT = "Parley-Webhooks/1.0";
@@ -86,22 +97,37 @@ export function createWebhookSender(options: SenderOptions): WebhookSender {
   const userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
   const allowPrivateNetworks = options.allowPrivateNetworks;
 
-  // One pool per origin with keep-alive. The guarded lookup runs once per new connection, so a
-  // reused connection goes to the address that was checked when it was opened.
-  const agent = new Agent({
-    connect: createConnector({
-      connectTimeoutMs,
-      lookup: createGuardedLookup(options.lookup ?? systemLookup, allowPrivateNetworks),
-      ...(options.ca === undefined ? {} : { ca: options.ca }),
-    }),
-    ...(options.connectionsPerOrigin === undefined
-      ? {}
-      : { connections: options.connectionsPerOrigin }),
-    // The attempt's own timer governs; these only back it up.
-    headersTimeout: timeoutMs,
-    bodyTimeout: timeoutMs,
+  // One pool per origin with keep-alive, per TLS identity. The guarded lookup runs once per new
+  // connection, so a reused connection goes to the address that was checked when it was opened.
+  const agents = new OutboundAgents({
+    connectTimeoutMs,
+    timeoutMs,
+    lookup: createGuardedLookup(options.lookup ?? systemLookup, allowPrivateNetworks),
+    ca: options.ca,
+    connectionsPerOrigin: options.connectionsPerOrigin,
+  });
+  const tokens = new OAuth2TokenCache({
+    dispatcher: () => agents.for(null),
+    allowHttp: options.allowHttp,
+    allowPrivateNetworks,
+    timeoutMs,
+    userAgent,
   });
   let closed = false;
+
+  /** The Authorization header for this attempt; a fresh OAuth token when `renew`. */
+  async function authorizationOf(delivery: SendRequest): Promise<string | undefined> {
+    const auth = delivery.auth;
+    if (auth === null || auth === undefined) return undefined;
+    switch (auth.type) {
+      case "basic":
+        return `Basic ${Buffer.from(`${auth.username}:${auth.password}`, "utf8").toString("base64")}`;
+      case "bearer":
+        return `Bearer ${auth.token}`;
+      case "oauth2":
+        return `Bearer ${await tokens.token(delivery.endpointId ?? 0, auth)}`;
+    }
+  }
 
   async function send(delivery: SendRequest): Promise<AttemptOutcome> {
     const startedAt = new Date();
@@ -154,14 +180,16 @@ export function createWebhookSender(options: SenderOptions): WebhookSender {
     const chunks: Buffer[] = [];
     let received = 0;
 
-    try {
+    const dispatcher = agents.for(delivery.tls);
+    const exchange = async (authorization: string | undefined) => {
       const pending = request(url, {
-        dispatcher: agent,
+        dispatcher,
         method: "POST",
         // Exactly these; undici adds only host, content-length and connection. The extra headers
         // cannot override the fixed ones: the admin API refuses their names.
         headers: {
           ...delivery.headers,
+          ...(authorization === undefined ? {} : { authorization }),
           "content-type": delivery.contentType ?? "application/json",
           "user-agent": userAgent,
           ...(delivery.signature === undefined
@@ -177,7 +205,24 @@ export function createWebhookSender(options: SenderOptions): WebhookSender {
         (late) => timedOut && late.body.destroy(),
         () => undefined,
       );
-      const response = await Promise.race([pending, timeout]);
+      return Promise.race([pending, timeout]);
+    };
+
+    try {
+      let authorization = await Promise.race([authorizationOf(delivery), timeout]);
+      let response = await exchange(authorization);
+      if (
+        response.statusCode === 401 &&
+        delivery.auth?.type === "oauth2" &&
+        authorization !== undefined
+      ) {
+        // The receiver refused the cached token (revoked, or its clock ran ahead): fetch a new
+        // one and send again, once. The 401's body is dropped; the second answer is recorded.
+        await response.body.dump().catch(() => undefined);
+        tokens.invalidate(delivery.endpointId ?? 0, authorization.slice("Bearer ".length));
+        authorization = await Promise.race([authorizationOf(delivery), timeout]);
+        response = await exchange(authorization);
+      }
       responseStatus = response.statusCode;
       responseHeaders = keptHeaders(response.headers);
       responseBody = "";
@@ -210,6 +255,7 @@ export function createWebhookSender(options: SenderOptions): WebhookSender {
       if (responseStatus !== null)
         responseBody = decodeUtf8Prefix(Buffer.concat(chunks), maxResponseBytes);
       if (timedOut) return outcome(`timed out after ${timeoutMs} ms ${phase}`);
+      if (err instanceof TokenRequestError) return outcome(err.message);
       return outcome(describeSendError(err, { url, timeoutMs, connectTimeoutMs }));
     } finally {
       clearTimeout(timer);
@@ -219,10 +265,14 @@ export function createWebhookSender(options: SenderOptions): WebhookSender {
   async function close(): Promise<void> {
     if (closed) return;
     closed = true;
-    await agent.close();
+    await agents.close();
   }
 
-  return { send, close };
+  return {
+    send,
+    close,
+    stats: () => ({ connections: agents.connectionsOpened, tokenRequests: tokens.requests }),
+  };
 }
 
 const MAX_KEPT_HEADERS = 20;

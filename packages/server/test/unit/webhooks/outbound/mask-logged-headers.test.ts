@@ -23,6 +23,18 @@ describe("maskLoggedRequestHeaders", () => {
     });
   });
 
+  it("keeps only the scheme of an Authorization header that is not masked yet", () => {
+    expect(maskLoggedRequestHeaders({ authorization: "Bearer eyJhbGciOi.x.y" })).toEqual({
+      authorization: "Bearer ****",
+    });
+    expect(maskLoggedRequestHeaders({ Authorization: "Basic cGFybGV5OnB3" })).toEqual({
+      Authorization: "Basic ****",
+    });
+    expect(maskLoggedRequestHeaders({ authorization: "opaque-credential" })).toEqual({
+      authorization: "****",
+    });
+  });
+
   it("masks a signature without a scheme whole, and is idempotent", () => {
     expect(maskLoggedRequestHeaders({ "X-Webhook-Signature-256": "deadbeef" })).toEqual({
       "X-Webhook-Signature-256": "****",

@@ -27,6 +27,7 @@ describeEachDialect("outbound webhook endpoints on $name", (dialect) => {
     expect(res.statusCode).toBe(201);
     const body = res.json();
     expect(Object.keys(body).sort()).toEqual([
+      "auth",
       "createdAt",
       "disabledAt",
       "disabledReason",
@@ -42,6 +43,7 @@ describeEachDialect("outbound webhook endpoints on $name", (dialect) => {
       "payloadFormat",
       "roomIds",
       "signatureScheme",
+      "tls",
       "traceContext",
       "updatedAt",
       "url",

@@ -19,6 +19,8 @@ function row(id: number, webhookId: number): ClaimedDelivery {
     signature_scheme: "parley",
     headers_ciphertext: null,
     previous_secret_ciphertext: null,
+    auth_ciphertext: null,
+    tls_ciphertext: null,
     send_at: null,
     lane: null,
     payload_format: "parley",

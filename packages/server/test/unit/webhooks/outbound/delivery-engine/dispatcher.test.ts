@@ -20,6 +20,8 @@ const row: ClaimedDelivery = {
   signature_scheme: "parley",
   headers_ciphertext: null,
   previous_secret_ciphertext: null,
+  auth_ciphertext: null,
+  tls_ciphertext: null,
   send_at: null,
   lane: null,
   payload_format: "parley",
