@@ -9,7 +9,7 @@ import { registerInboundCommands } from "./cli/register-inbound-commands.js";
 import { registerStreamCommand } from "./cli/register-stream-command.js";
 import { registerUsersCommands } from "./cli/register-users-commands.js";
 import { registerWebhooksCommands } from "./cli/register-webhooks-commands.js";
-import { readFileSync } from "node:fs";
+import fs, { readFileSync } from "node:fs";
 import path from "node:path";
 
 // The server (database drivers, Fastify, the engine) loads only for the commands that need it, so
@@ -110,6 +110,67 @@ withSettingFlags(
     console.log(applied.length ? `applied: ${applied.join(", ")}` : "the schema is up to date");
   } finally {
     await database.close();
+  }
+});
+
+/** Backups are of the embedded SQLite database; PostgreSQL has its own tools. */
+function sqliteFileOrFail(config: { databaseUrl: string | undefined; dataDir: string }): string {
+  if (config.databaseUrl)
+    fail(
+      "DATABASE_URL is set: back up and restore PostgreSQL with its own tools (pg_dump, " +
+        "pg_restore, or continuous archiving); see docs/deployment.md#backups",
+    );
+  return path.join(config.dataDir, "parley.db");
+}
+
+withSettingFlags(
+  program
+    .command("backup")
+    .description(
+      "copy the SQLite database to <file> while Parley runs (an online backup: the database as it was at one instant)",
+    )
+    .argument("<file>", "where to write the backup (replaced if it exists)"),
+  ["dataDir", "databaseUrl"],
+).action(async (file: string, options: Record<string, unknown>) => {
+  const source = sqliteFileOrFail(configFrom(options));
+  if (!fs.existsSync(source)) fail(`there is no Parley database at ${source}`);
+  const target = path.resolve(file);
+  if (target === source) fail("the backup must go to another file than the database");
+  const { backupDatabase } = await import("./db/backup-database.js");
+  try {
+    const { bytes, ms } = await backupDatabase(source, target);
+    console.log(
+      `backed up ${source} to ${target} (${(bytes / 1048576).toFixed(1)} MiB, ${Math.round(ms)} ms, checked)`,
+    );
+    process.stderr.write(
+      `parley: not in the backup: the uploaded files (${path.join(path.dirname(source), "files")}/) ` +
+        `and the generated keys beside the database (jwt-secret*, secret-key); copy them too ` +
+        `(docs/deployment.md#backups)\n`,
+    );
+  } catch (error) {
+    fail(`backup failed: ${(error as Error).message}`);
+  }
+});
+
+withSettingFlags(
+  program
+    .command("restore")
+    .description(
+      "replace the SQLite database with a backup; stop Parley first (the database it replaces is kept beside it)",
+    )
+    .argument("<file>", "a backup made by `parley backup`"),
+  ["dataDir", "databaseUrl"],
+).action(async (file: string, options: Record<string, unknown>) => {
+  const target = sqliteFileOrFail(configFrom(options));
+  const { restoreDatabase, RestoreRefused } = await import("./db/restore-database.js");
+  try {
+    const { previous, schema } = await restoreDatabase(path.resolve(file), target);
+    console.log(`restored ${path.resolve(file)} to ${target} (schema ${schema ?? "empty"})`);
+    if (previous) console.log(`the database it replaced is kept as ${previous}`);
+    console.log("start Parley: it migrates the restored database if it is older");
+  } catch (error) {
+    if (error instanceof RestoreRefused) fail(`cannot restore: ${error.message}`);
+    fail(`restore failed: ${(error as Error).message}`);
   }
 });
 
