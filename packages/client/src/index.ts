@@ -19,6 +19,7 @@ export {
 } from "./webhooks/verify-signature-headers.js";
 export {
   DEFAULT_SIGNATURE_SCHEMES,
+  type WebhookKeys,
   type WebhookSignatureScheme,
 } from "./webhooks/webhook-signature-schemes.js";
 export {

@@ -202,7 +202,7 @@ describe("the schemes a receiver accepts", () => {
       verify({ headers: captured, schemes: schemes as ["parley"] });
     expect(call([])).toThrow(ParleyError);
     expect(call(["both"])).toThrow(
-      'schemes may hold only "standard-webhooks" and "parley", not "both"',
+      'schemes may hold only "standard-webhooks", "standard-webhooks-ed25519" and "parley", not "both"',
     );
   });
 });

@@ -94,6 +94,7 @@ export type {
   SearchDeliveriesParams,
   SignatureScheme,
   UpdateWebhookParams,
+  Verification,
   Webhook,
 } from "../wire/webhooks.js";
 export type {

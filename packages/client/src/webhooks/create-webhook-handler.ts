@@ -21,8 +21,13 @@ export interface WebhookEventContext {
 }
 
 export interface WebhookHandlerOptions {
-  /** The endpoint's secret, or several while rotating it. */
-  secret: string | readonly string[];
+  /** The endpoint's secret, or several while rotating it (HMAC schemes). */
+  secret?: string | readonly string[];
+  /**
+   * The endpoint's public key (`whpk_...`), or several while rotating it: accepts
+   * `standard-webhooks-ed25519` (`v1a`) signatures. Give this or `secret`, or both.
+   */
+  publicKey?: string | readonly string[];
   /**
    * The signature schemes to accept; default both. Pass `["standard-webhooks"]` for an endpoint
    * that signs with Standard Webhooks (`standard-webhooks` or `both`): the `parley` scheme has no
@@ -56,9 +61,9 @@ export interface WebhookHandlerOptions {
 export function createWebhookHandler(
   options: WebhookHandlerOptions,
 ): (req: IncomingMessage, res: ServerResponse) => void {
-  const schemes = acceptedSchemes(options.schemes);
+  const schemes = acceptedSchemes(options.schemes, options);
   // A secret that gives no key fails here, when the receiver is set up, not at each request.
-  checkWebhookSecrets(options.secret, schemes);
+  checkWebhookSecrets(options, schemes);
   const limit = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const onError =
     options.onError ??
@@ -83,6 +88,7 @@ export function createWebhookHandler(
     }
     const result = verifyAndParseWebhook({
       secret: options.secret,
+      publicKey: options.publicKey,
       rawBody,
       signature: req.headers[SIGNATURE_HEADER],
       headers: req.headers,

@@ -49,8 +49,13 @@ interface FastifyScope {
 }
 
 export interface FastifyWebhooksOptions {
-  /** The endpoint's secret, or several while rotating it. */
-  secret: string | readonly string[];
+  /** The endpoint's secret, or several while rotating it (HMAC schemes). */
+  secret?: string | readonly string[];
+  /**
+   * The endpoint's public key (`whpk_...`), or several while rotating it: accepts
+   * `standard-webhooks-ed25519` (`v1a`) signatures. Give this or `secret`, or both.
+   */
+  publicKey?: string | readonly string[];
   /**
    * The signature schemes to accept; default both. Pass `["standard-webhooks"]` for an endpoint
    * that signs with Standard Webhooks (`standard-webhooks` or `both`): the `parley` scheme has no
@@ -82,9 +87,9 @@ export interface FastifyWebhooksOptions {
  * `request.parleyEvent`.
  */
 export async function fastifyWebhooks(instance: object, options: FastifyWebhooksOptions) {
-  const schemes = acceptedSchemes(options.schemes);
+  const schemes = acceptedSchemes(options.schemes, options);
   // A secret that gives no key fails registration, not each request.
-  checkWebhookSecrets(options.secret, schemes);
+  checkWebhookSecrets(options, schemes);
   const app = instance as FastifyScope;
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(
@@ -97,6 +102,7 @@ export async function fastifyWebhooks(instance: object, options: FastifyWebhooks
   app.addHook("preHandler", async (request, reply) => {
     const result = verifyAndParseWebhook({
       secret: options.secret,
+      publicKey: options.publicKey,
       // A POST without a body reaches here with none: it is verified as zero bytes.
       rawBody: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
       signature: request.headers[SIGNATURE_HEADER],

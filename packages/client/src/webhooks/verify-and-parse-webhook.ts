@@ -10,8 +10,13 @@ import { acceptedSchemes, type WebhookSignatureScheme } from "./webhook-signatur
 import { checkWebhookSecrets } from "./webhook-signing-keys.js";
 
 export interface WebhookRequestInput {
-  /** The endpoint's secret, or several while rotating it. */
-  secret: string | readonly string[];
+  /** The endpoint's secret, or several while rotating it (HMAC schemes). */
+  secret?: string | readonly string[] | undefined;
+  /**
+   * The endpoint's public key (`whpk_...`), or several while rotating it: accepts `v1a` ed25519
+   * signatures (`standard-webhooks-ed25519`). Give this or `secret`, or both.
+   */
+  publicKey?: string | readonly string[] | undefined;
   /** The exact body bytes received. */
   rawBody: RawBody;
   /** The `X-Webhook-Signature-256` header as received (Node may give an array, or nothing). */
@@ -57,20 +62,22 @@ export type WebhookVerification = WebhookAccepted | WebhookRejected;
  * usable key (WebhookSecretError) or a bad `schemes`, never for a request.
  */
 export function verifyAndParseWebhook(input: WebhookRequestInput): WebhookVerification {
-  const schemes = acceptedSchemes(input.schemes);
-  checkWebhookSecrets(input.secret, schemes);
+  const schemes = acceptedSchemes(input.schemes, input);
+  checkWebhookSecrets(input, schemes);
+  const standardSchemes = schemes.filter((scheme) => scheme !== "parley");
   const standard =
     input.headers === undefined
       ? undefined
       : typeof (input.headers as Headers).get === "function"
         ? ((input.headers as Headers).get("webhook-signature") ?? undefined)
         : (input.headers as Record<string, unknown>)["webhook-signature"];
-  if (standard !== undefined && schemes.includes("standard-webhooks")) {
+  if (standard !== undefined && standardSchemes.length > 0) {
     const check = verifySignatureHeaders({
       secret: input.secret,
+      publicKey: input.publicKey,
       rawBody: input.rawBody,
       headers: input.headers!,
-      schemes: ["standard-webhooks"],
+      schemes: standardSchemes,
       ...(input.toleranceSeconds === undefined ? {} : { toleranceSeconds: input.toleranceSeconds }),
     });
     if (!check.ok) return reject(401, "invalid_signature", check.reason);
@@ -81,7 +88,7 @@ export function verifyAndParseWebhook(input: WebhookRequestInput): WebhookVerifi
       "invalid_signature",
       "the webhook-signature header is missing, and this receiver accepts only Standard Webhooks signatures",
     );
-  } else if (!verifyParleySignature(input.secret, input.rawBody, input.signature)) {
+  } else if (!verifyParleySignature(input.secret!, input.rawBody, input.signature)) {
     return reject(401, "invalid_signature", signatureProblem(input.signature));
   }
   try {

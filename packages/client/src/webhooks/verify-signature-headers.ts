@@ -1,8 +1,9 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { createHmac, timingSafeEqual, verify } from "node:crypto";
 import { type RawBody, toBytes } from "./raw-body.js";
 import { SIGNATURE_HEADER } from "./signature-header.js";
 import { verifyParleySignature } from "./verify-parley-signature.js";
 import { acceptedSchemes, type WebhookSignatureScheme } from "./webhook-signature-schemes.js";
+import { ed25519PublicKeys } from "./webhook-public-keys.js";
 import { parleyKeys, standardWebhooksKeys } from "./webhook-signing-keys.js";
 
 /** Request headers as Node, Fetch or a plain object give them. */
@@ -10,8 +11,13 @@ export type WebhookHeaders =
   Headers | Readonly<Record<string, string | readonly string[] | undefined>>;
 
 export interface VerifySignatureHeadersOptions {
-  /** The endpoint's secret, or several while rotating it (any one may match). */
-  secret: string | readonly string[];
+  /** The endpoint's secret, or several while rotating it (any one may match): HMAC schemes. */
+  secret?: string | readonly string[] | undefined;
+  /**
+   * The endpoint's public key (`whpk_...`), or several while rotating it: accepts `v1a` ed25519
+   * signatures (`standard-webhooks-ed25519`). Give this or `secret`, or both.
+   */
+  publicKey?: string | readonly string[] | undefined;
   /** The exact body bytes received. */
   rawBody: RawBody;
   headers: WebhookHeaders;
@@ -29,7 +35,12 @@ export interface VerifySignatureHeadersOptions {
 }
 
 export type WebhookSignatureCheck =
-  | { ok: true; scheme: "standard-webhooks"; eventId: string; timestamp: number }
+  | {
+      ok: true;
+      scheme: "standard-webhooks" | "standard-webhooks-ed25519";
+      eventId: string;
+      timestamp: number;
+    }
   | { ok: true; scheme: "parley" }
   | { ok: false; reason: string };
 
@@ -44,23 +55,29 @@ export const DEFAULT_TOLERANCE_SECONDS = 300;
  * accepted, Parley's own `X-Webhook-Signature-256` (verifyParleySignature), which has no
  * timestamp. An endpoint with scheme `both` sends both: the stricter one decides. With
  * `schemes: ["standard-webhooks"]` a request without `webhook-signature` fails, whatever else it
- * carries. Digests are compared in constant time, and every secret is tried.
+ * carries. Digests are compared in constant time, and every secret is tried. With a `publicKey`
+ * (scheme `standard-webhooks-ed25519`), the `v1a,` entries of `webhook-signature` are checked as
+ * ed25519 signatures of `<webhook-id>.<webhook-timestamp>.<body>`, under each key given.
  *
  * Never throws for a request. Throws WebhookSecretError when `secret` gives no usable key for an
  * accepted scheme (none, under 16 bytes, or `whsec_` without base64: see standardWebhooksKeys),
+ * or `publicKey` is no `whpk_` ed25519 key (ed25519PublicKeys),
  * and ParleyError for an empty or unknown `schemes`.
  */
 export function verifySignatureHeaders(
   options: VerifySignatureHeadersOptions,
 ): WebhookSignatureCheck {
-  const schemes = acceptedSchemes(options.schemes);
+  const schemes = acceptedSchemes(options.schemes, options);
   const standardKeys = schemes.includes("standard-webhooks")
-    ? standardWebhooksKeys(options.secret)
+    ? standardWebhooksKeys(options.secret!)
     : undefined;
-  if (schemes.includes("parley")) parleyKeys(options.secret);
+  const publicKeys = schemes.includes("standard-webhooks-ed25519")
+    ? ed25519PublicKeys(options.publicKey!)
+    : undefined;
+  if (schemes.includes("parley")) parleyKeys(options.secret!);
   const header = (name: string) => headerValue(options.headers, name);
   const signature = header("webhook-signature");
-  if (standardKeys !== undefined && signature !== undefined) {
+  if ((standardKeys !== undefined || publicKeys !== undefined) && signature !== undefined) {
     const id = header("webhook-id");
     const timestamp = header("webhook-timestamp");
     if (id === undefined || timestamp === undefined)
@@ -73,23 +90,37 @@ export function verifySignatureHeaders(
     if (Math.abs(now - seconds) > tolerance)
       return { ok: false, reason: `webhook-timestamp is more than ${tolerance} s from now` };
     const body = toBytes(options.rawBody);
-    const given = signature
-      .split(" ")
-      .filter((entry) => entry.startsWith("v1,"))
-      .map((entry) => Buffer.from(entry.slice(3), "base64"));
+    const entries = signature.split(" ");
+    const given = (version: string) =>
+      entries
+        .filter((entry) => entry.startsWith(`${version},`))
+        .map((entry) => Buffer.from(entry.slice(version.length + 1), "base64"));
     let valid = false;
-    for (const key of standardKeys) {
+    for (const key of standardKeys ?? []) {
       const expected = createHmac("sha256", key)
         .update(`${id}.${timestamp}.`)
         .update(body)
         .digest();
-      for (const candidate of given)
+      for (const candidate of given("v1"))
         if (candidate.length === expected.length && timingSafeEqual(candidate, expected))
           valid = true;
     }
-    return valid
-      ? { ok: true, scheme: "standard-webhooks", eventId: id, timestamp: seconds }
-      : { ok: false, reason: "webhook-signature does not match the body" };
+    if (valid) return { ok: true, scheme: "standard-webhooks", eventId: id, timestamp: seconds };
+    if (publicKeys !== undefined) {
+      const signed = Buffer.concat([Buffer.from(`${id}.${timestamp}.`, "utf8"), body]);
+      // An ed25519 signature is 64 bytes; anything else is not tried.
+      const candidates = given("v1a").filter((candidate) => candidate.length === 64);
+      for (const key of publicKeys)
+        for (const candidate of candidates)
+          if (verify(null, signed, key, candidate))
+            return {
+              ok: true,
+              scheme: "standard-webhooks-ed25519",
+              eventId: id,
+              timestamp: seconds,
+            };
+    }
+    return { ok: false, reason: "webhook-signature does not match the body" };
   }
   if (!schemes.includes("parley"))
     return {
@@ -106,7 +137,7 @@ export function verifySignatureHeaders(
           ? "X-Webhook-Signature-256 is missing, and this receiver accepts only the parley scheme"
           : "neither webhook-signature nor X-Webhook-Signature-256 was sent",
     };
-  return verifyParleySignature(options.secret, options.rawBody, parley)
+  return verifyParleySignature(options.secret!, options.rawBody, parley)
     ? { ok: true, scheme: "parley" }
     : { ok: false, reason: "X-Webhook-Signature-256 does not match the body" };
 }

@@ -28,8 +28,13 @@ export type MiddlewareRequest = IncomingMessage & {
 export type NextFunction = (error?: unknown) => void;
 
 export interface WebhookMiddlewareOptions {
-  /** The endpoint's secret, or several while rotating it. */
-  secret: string | readonly string[];
+  /** The endpoint's secret, or several while rotating it (HMAC schemes). */
+  secret?: string | readonly string[];
+  /**
+   * The endpoint's public key (`whpk_...`), or several while rotating it: accepts
+   * `standard-webhooks-ed25519` (`v1a`) signatures. Give this or `secret`, or both.
+   */
+  publicKey?: string | readonly string[];
   /**
    * The signature schemes to accept; default both. Pass `["standard-webhooks"]` for an endpoint
    * that signs with Standard Webhooks (`standard-webhooks` or `both`): the `parley` scheme has no
@@ -57,9 +62,9 @@ export interface WebhookMiddlewareOptions {
 export function webhookMiddleware(
   options: WebhookMiddlewareOptions,
 ): (req: MiddlewareRequest, res: ServerResponse, next: NextFunction) => void {
-  const schemes = acceptedSchemes(options.schemes);
+  const schemes = acceptedSchemes(options.schemes, options);
   // A secret that gives no key fails here, when the app is set up, not at each request.
-  checkWebhookSecrets(options.secret, schemes);
+  checkWebhookSecrets(options, schemes);
   const limit = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
 
   async function handle(req: MiddlewareRequest, res: ServerResponse, next: NextFunction) {
@@ -91,6 +96,7 @@ export function webhookMiddleware(
 
     const result = verifyAndParseWebhook({
       secret: options.secret,
+      publicKey: options.publicKey,
       rawBody,
       signature: req.headers[SIGNATURE_HEADER],
       headers: req.headers,

@@ -1,5 +1,6 @@
 import { WebhookSecretError } from "../errors/webhook-secret-error.js";
-import type { WebhookSignatureScheme } from "./webhook-signature-schemes.js";
+import { ed25519PublicKeys } from "./webhook-public-keys.js";
+import type { WebhookKeys, WebhookSignatureScheme } from "./webhook-signature-schemes.js";
 
 /** The shortest key a verifier uses: a shorter one can be guessed from a single delivery. */
 export const MIN_KEY_BYTES = 16;
@@ -58,13 +59,17 @@ export function standardWebhooksKeys(secret: string | readonly string[]): Buffer
   });
 }
 
-/** Checks up front that every secret gives a usable key for each accepted scheme. */
+/**
+ * Checks up front that every secret gives a usable key for each accepted HMAC scheme, and every
+ * public key is one for `standard-webhooks-ed25519` when that is accepted.
+ */
 export function checkWebhookSecrets(
-  secret: string | readonly string[],
+  keys: WebhookKeys,
   schemes: readonly WebhookSignatureScheme[],
 ): void {
-  if (schemes.includes("standard-webhooks")) standardWebhooksKeys(secret);
-  else parleyKeys(secret);
+  if (schemes.includes("standard-webhooks")) standardWebhooksKeys(keys.secret!);
+  else if (schemes.includes("parley")) parleyKeys(keys.secret!);
+  if (schemes.includes("standard-webhooks-ed25519")) ed25519PublicKeys(keys.publicKey!);
 }
 
 function decodeBase64(text: string): Buffer | undefined {

@@ -12,8 +12,16 @@ import {
 /** An event name, "*" (every event, later ones included) or a prefix wildcard ("MESSAGE_*"). */
 export type EventSubscription = EventName | "*" | `${string}_*`;
 
-export const SIGNATURE_SCHEMES = ["parley", "standard-webhooks", "both"] as const;
-/** parley: X-Webhook-Signature-256 only (default); standard-webhooks: webhook-* only; both. */
+export const SIGNATURE_SCHEMES = [
+  "parley",
+  "standard-webhooks",
+  "both",
+  "standard-webhooks-ed25519",
+] as const;
+/**
+ * parley: X-Webhook-Signature-256 only (default); standard-webhooks: webhook-* only (HMAC, `v1,`);
+ * both; standard-webhooks-ed25519: webhook-* only, signed with the endpoint's ed25519 key (`v1a,`).
+ */
 export type SignatureScheme = (typeof SIGNATURE_SCHEMES)[number];
 
 export const ORDERINGS = ["none", "room", "endpoint"] as const;
@@ -22,6 +30,13 @@ export const ORDERINGS = ["none", "room", "endpoint"] as const;
  * flight per (endpoint, room), events without a room forming one lane; endpoint: one lane.
  */
 export type Ordering = (typeof ORDERINGS)[number];
+
+export const VERIFICATIONS = ["not_required", "pending", "verified"] as const;
+/**
+ * The ownership check (PARLEY_WEBHOOK_VERIFY_OWNERSHIP): pending (nothing is sent but the
+ * WEBHOOK_VERIFICATION challenge until the receiver echoes it), verified, or not_required.
+ */
+export type Verification = (typeof VERIFICATIONS)[number];
 
 /** An ordered lane held by its failing head (at most 20 are shown). */
 export const HeldLaneSchema = Type.Object(
@@ -105,6 +120,21 @@ export const WebhookSchema = Type.Object(
     auth: EndpointAuthSchema,
     /** The client certificate for mutual TLS: its subject and expiry. */
     tls: EndpointTlsSchema,
+    /**
+     * `whpk_` + base64 of the endpoint's ed25519 public key (standard-webhooks-ed25519): what
+     * receivers verify `v1a` signatures with. Null until the endpoint first uses that scheme.
+     */
+    publicKey: Nullable(
+      Type.String({
+        description:
+          "whpk_ + base64 of the endpoint's ed25519 public key, for verifying v1a signatures; null until the endpoint first uses standard-webhooks-ed25519. The private key is never shown.",
+      }),
+    ),
+    /** The ownership check: pending endpoints get no deliveries until their receiver answers it. */
+    verification: StringEnum(VERIFICATIONS, {
+      description:
+        "not_required, pending (no deliveries but the WEBHOOK_VERIFICATION challenge until the receiver echoes it) or verified.",
+    }),
   },
   { additionalProperties: false },
 );
@@ -126,11 +156,13 @@ const endpointFields = {
   url: Type.String({
     description: "Absolute https:// URL; not a loopback, private, link-local or metadata address.",
   }),
-  /** 16..1024 characters; the HMAC-SHA256 key of every delivery's signature. */
-  secret: Type.String({
-    description:
-      "16 to 1024 characters; the HMAC-SHA256 key. One starting with whsec_ must be whsec_ + strict base64 of a 24 to 64 byte key. Write-only: never returned.",
-  }),
+  /** 16..1024 characters; the HMAC-SHA256 key. Required but for standard-webhooks-ed25519. */
+  secret: Type.Optional(
+    Type.String({
+      description:
+        "16 to 1024 characters; the HMAC-SHA256 key. One starting with whsec_ must be whsec_ + strict base64 of a 24 to 64 byte key. Required unless signatureScheme is standard-webhooks-ed25519 (which signs with a key pair Parley generates). Write-only: never returned.",
+    }),
+  ),
   /** Non-empty, no duplicates; names, "*" or prefix wildcards such as "MESSAGE_*". */
   events: Type.Unsafe<EventSubscription[]>({
     type: "array",
@@ -144,7 +176,7 @@ const endpointFields = {
   signatureScheme: Type.Optional(
     StringEnum(SIGNATURE_SCHEMES, {
       description:
-        "parley (default): X-Webhook-Signature-256 only; standard-webhooks: webhook-id, webhook-timestamp and webhook-signature only; both.",
+        "parley (default): X-Webhook-Signature-256 only; standard-webhooks: webhook-id, webhook-timestamp and webhook-signature (v1, HMAC) only; both; standard-webhooks-ed25519: the webhook-* headers signed v1a with the endpoint's ed25519 key pair (its public key is publicKey).",
     }),
   ),
   /** Default "parley". */
@@ -317,14 +349,25 @@ export const RotateSecretParamsSchema = Type.Object(
 );
 export type RotateSecretParams = Static<typeof RotateSecretParamsSchema>;
 
-export const RotatedSecretSchema = Type.Object(
-  {
-    /** Shown only in this answer. */
-    secret: Type.String({ description: "Shown only in this answer." }),
-    previousSecretExpiresAt: Nullable(Timestamp()),
-  },
-  { additionalProperties: false },
-);
+export const RotatedSecretSchema = Type.Union([
+  Type.Object(
+    {
+      /** Shown only in this answer. */
+      secret: Type.String({ description: "Shown only in this answer." }),
+      previousSecretExpiresAt: Nullable(Timestamp()),
+    },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    {
+      /** A standard-webhooks-ed25519 endpoint's new public key. */
+      publicKey: Type.String({ description: "The new public key (whpk_ + base64)." }),
+      /** Until then the old private key signs too (a second v1a entry). */
+      previousKeyExpiresAt: Nullable(Timestamp()),
+    },
+    { additionalProperties: false },
+  ),
+]);
 export type RotatedSecret = Static<typeof RotatedSecretSchema>;
 
 export const RecoverParamsSchema = Type.Object(

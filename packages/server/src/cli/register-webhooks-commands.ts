@@ -49,8 +49,13 @@ export function registerWebhooksCommands(program: Command): void {
       collect,
     )
     .option(
+      "--public-key <whpk>",
+      "the endpoint's public key (whpk_...): verifies v1a signatures of a standard-webhooks-ed25519 endpoint",
+    )
+    .option(
       "--scheme <schemes>",
-      "signature schemes to accept, comma-separated: standard-webhooks, parley (default both; " +
+      "signature schemes to accept, comma-separated: standard-webhooks, standard-webhooks-ed25519, parley " +
+        "(default: standard-webhooks and parley with --secret, standard-webhooks-ed25519 with --public-key; " +
         "use standard-webhooks for a standard-webhooks or both endpoint: parley has no timestamp, so no replay protection)",
     )
     .option(

@@ -23,6 +23,8 @@ export interface WebhooksListenOptions {
   host: string;
   /** Repeatable: every one verifies (a rotation's old and new secret); falls back to PARLEY_WEBHOOK_SECRET. */
   secret?: string[];
+  /** The endpoint's `whpk_` public key (standard-webhooks-ed25519); this or a secret, or both. */
+  publicKey?: string;
   forwardTo?: string;
   /**
    * The signature schemes to accept, comma-separated: `standard-webhooks`, `parley`, or both (the
@@ -64,8 +66,15 @@ const HOP_HEADERS = new Set([
 export async function webhooksListen(io: CliIo, options: WebhooksListenOptions): Promise<void> {
   const given =
     options.secret ?? (io.env.PARLEY_WEBHOOK_SECRET ? [io.env.PARLEY_WEBHOOK_SECRET] : []);
-  if (given.length === 0 && !options.register)
-    throw new CliError("--secret is required (or set PARLEY_WEBHOOK_SECRET, or use --register)");
+  const publicKey = options.publicKey;
+  if (given.length === 0 && !options.register && publicKey === undefined)
+    throw new CliError(
+      "--secret is required (or set PARLEY_WEBHOOK_SECRET, or use --register), or --public-key for a standard-webhooks-ed25519 endpoint",
+    );
+  if (options.register && publicKey !== undefined)
+    throw new CliError(
+      "--register makes an endpoint that signs with a secret: leave out --public-key (or register the endpoint yourself)",
+    );
   for (const secret of given)
     if (secret.length < SECRET_LENGTH.min || secret.length > SECRET_LENGTH.max)
       throw new CliError(
@@ -86,11 +95,14 @@ export async function webhooksListen(io: CliIo, options: WebhooksListenOptions):
   // Checked before anything listens: PARLEY_TOKEN and PARLEY_URL.
   const api = options.register ? apiFromEnv(io.env).api : undefined;
   // Registering without a secret: the endpoint gets a generated one, which this listener verifies.
-  const secrets = given.length > 0 ? given : [generatedSecret()];
+  // Given only a public key (and not registering), nothing verifies with a secret.
+  const secrets =
+    given.length > 0 ? given : publicKey === undefined ? [generatedSecret()] : undefined;
 
   const handler = secretChecked(() =>
     createWebhookHandler({
-      secret: secrets,
+      ...(secrets === undefined ? {} : { secret: secrets }),
+      ...(publicKey === undefined ? {} : { publicKey }),
       ...(schemes === undefined ? {} : { schemes }),
       async onEvent(event, { req, rawBody }) {
         if (events !== undefined && !subscribed(events, event.event)) return undefined;
@@ -166,7 +178,7 @@ export async function webhooksListen(io: CliIo, options: WebhooksListenOptions):
       registration = await registerEndpoint(api, {
         url: publicUrl ?? listeningUrl,
         name: options.name ?? `parley webhooks listen on ${host}:${address.port}`,
-        secret: secrets[0]!,
+        secret: secrets![0]!,
         events: events ?? ["*"],
         signatureScheme: registeredScheme(schemes),
       });
@@ -180,7 +192,7 @@ export async function webhooksListen(io: CliIo, options: WebhooksListenOptions):
       `Registered webhook ${webhook.id} "${webhook.name}" -> ${webhook.url} for ${webhook.events.join(", ")}, ` +
         `signed ${webhook.signatureScheme}; it is deleted when this stops.`,
     );
-    if (given.length === 0) say(`  secret (generated, shown only now): ${secrets[0]}`);
+    if (given.length === 0) say(`  secret (generated, shown only now): ${secrets![0]}`);
   }
   say(
     forwardTo === undefined
@@ -209,10 +221,18 @@ function generatedSecret(): string {
   return `whsec_${randomBytes(32).toString("base64")}`;
 }
 
-/** The scheme the registered endpoint signs with: both unless only one is accepted. */
+/**
+ * The scheme the registered endpoint signs with: both unless only one HMAC scheme is accepted
+ * (its secret is what this listener verifies with, so never standard-webhooks-ed25519).
+ */
 function registeredScheme(schemes: WebhookSignatureScheme[] | undefined): SignatureScheme {
-  if (schemes === undefined || schemes.length === 2) return "both";
-  return schemes[0]!;
+  const hmac = (schemes ?? []).filter((scheme) => scheme !== "standard-webhooks-ed25519");
+  if (schemes !== undefined && hmac.length === 0)
+    throw new CliError(
+      "--register makes an endpoint that signs with a secret: --scheme must include standard-webhooks or parley",
+    );
+  if (hmac.length === 1) return hmac[0]!;
+  return "both";
 }
 
 /** Whether a subscription (names and wildcards) hears `event`; a test delivery always passes. */
@@ -223,9 +243,13 @@ function subscribed(events: readonly string[], event: string): boolean {
   );
 }
 
-const SCHEMES: readonly WebhookSignatureScheme[] = ["standard-webhooks", "parley"];
+const SCHEMES: readonly WebhookSignatureScheme[] = [
+  "standard-webhooks",
+  "standard-webhooks-ed25519",
+  "parley",
+];
 
-/** `--scheme` values: comma-separated `standard-webhooks` and `parley`. */
+/** `--scheme` values: comma-separated `standard-webhooks`, `standard-webhooks-ed25519`, `parley`. */
 function parseSchemes(value: string): WebhookSignatureScheme[] {
   const schemes = value
     .split(",")
@@ -236,12 +260,18 @@ function parseSchemes(value: string): WebhookSignatureScheme[] {
   return [...new Set(schemes)];
 }
 
-/** The receiver, or a CliError when the secret gives no key (a `whsec_` secret that is not base64). */
+/**
+ * The receiver, or a CliError when the secret gives no key (a `whsec_` secret that is not base64)
+ * or the public key is no `whpk_` ed25519 key.
+ */
 function secretChecked<T>(make: () => T): T {
   try {
     return make();
   } catch (error) {
-    if (error instanceof WebhookSecretError) throw new CliError(`--secret: ${error.message}`);
+    if (error instanceof WebhookSecretError)
+      throw new CliError(
+        `${/public key/.test(error.message) ? "--public-key" : "--secret"}: ${error.message}`,
+      );
     throw error;
   }
 }

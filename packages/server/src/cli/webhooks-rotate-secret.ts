@@ -6,7 +6,8 @@ import { parseId } from "./webhooks-test.js";
 
 /**
  * `parley webhooks rotate-secret <id>`: a new signing secret (given, or generated), printed once;
- * the old one keeps signing for `--overlap` seconds (default 86400).
+ * the old one keeps signing for `--overlap` seconds (default 86400). For a
+ * standard-webhooks-ed25519 endpoint, a new key pair: its public key is printed.
  */
 export async function webhooksRotateSecret(
   io: CliIo,
@@ -29,6 +30,16 @@ export async function webhooksRotateSecret(
     ...(overlapSeconds === undefined ? {} : { overlapSeconds }),
   });
   if (options.json) return printJson(io.out, data);
+  if ("publicKey" in data) {
+    io.out(`Made a new ed25519 key pair for webhook ${id}.`);
+    io.out(`  publicKey: ${data.publicKey}`);
+    io.out(
+      data.previousKeyExpiresAt === null
+        ? "  the previous key stopped signing at once"
+        : `  the previous key also signs (a second v1a entry) until ${data.previousKeyExpiresAt}`,
+    );
+    return;
+  }
   io.out(`Rotated the secret of webhook ${id}.`);
   io.out(`  secret: ${data.secret}`);
   io.out("  (shown only now: store it with the receiver)");

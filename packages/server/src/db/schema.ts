@@ -237,12 +237,23 @@ export interface WebhooksTable {
   /** The client certificate's subject and end of validity, for reads; null without `tls`. */
   tls_subject: Generated<string | null>;
   tls_expires_at: Generated<number | null>;
+  /** Migration 023: the ed25519 key pair (private half sealed), and the old one while rotating. */
+  signing_key_ciphertext: string | null;
+  /** `whpk_` + base64 of the 32-byte public key. */
+  public_key: string | null;
+  previous_signing_key_ciphertext: string | null;
+  previous_signing_key_expires_at: number | null;
+  /** Migration 023: the ownership check (docs/webhooks.md, "Ownership check"). */
+  verification: Generated<Verification>;
+  verification_challenge: string | null;
 }
+
+export type Verification = "not_required" | "pending" | "verified";
 
 export type Ordering = "none" | "room" | "endpoint";
 export type PayloadFormat = "parley" | "cloudevents" | "cloudevents-binary";
 export type Circuit = "closed" | "open" | "half-open";
-export type SignatureScheme = "parley" | "standard-webhooks" | "both";
+export type SignatureScheme = "parley" | "standard-webhooks" | "both" | "standard-webhooks-ed25519";
 export type DisabledReason = "manual" | "auto_failing" | "gone";
 
 export interface WebhookDeliveriesTable {

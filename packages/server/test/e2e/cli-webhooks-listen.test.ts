@@ -21,10 +21,10 @@ interface Listener {
 
 const children: ChildProcessWithoutNullStreams[] = [];
 
-function listen(extra: string[] = []): Promise<Listener> {
+function listen(extra: string[] = [], key = ["--secret", SECRET]): Promise<Listener> {
   const child = spawn(
     process.execPath,
-    [CLI, "webhooks", "listen", "--port", "0", "--secret", SECRET, ...extra],
+    [CLI, "webhooks", "listen", "--port", "0", ...key, ...extra],
     { env: cliEnv() },
   );
   children.push(child);
@@ -244,7 +244,11 @@ describe("parley webhooks listen", () => {
     ],
     [
       ["--secret", SECRET, "--scheme", "both"],
-      /^parley: --scheme must be one of standard-webhooks, parley; got "both"/,
+      /^parley: --scheme must be one of standard-webhooks, standard-webhooks-ed25519, parley; got "both"/,
+    ],
+    [
+      ["--public-key", "whpk_!!!!"],
+      /^parley: --public-key: the public key is not whpk_ \+ base64 of a 32-byte ed25519 key/,
     ],
   ])(
     "refuses to start with %j, exiting 2 (usage)",
@@ -256,6 +260,49 @@ describe("parley webhooks listen", () => {
     },
     60_000,
   );
+
+  it("with --public-key alone, verifies v1a deliveries of a standard-webhooks-ed25519 endpoint and rejects a forged one", async () => {
+    const { data: webhook } = await c.admin("POST /api/admin/webhooks", {
+      data: {
+        name: "listen-ed25519",
+        url: "http://127.0.0.1:9/placeholder",
+        events: ["MESSAGE_CREATED"],
+        signatureScheme: "standard-webhooks-ed25519",
+      },
+    });
+    const listener = await listen([], ["--public-key", webhook.publicKey!]);
+    // `url` would name the request's own URL: the body goes as data.
+    await c.admin("PATCH /api/admin/webhooks/{id}", {
+      id: webhook.id,
+      data: { url: listener.url },
+    });
+    const { data: room } = await c.admin("POST /api/rooms", { name: "ed25519" });
+    await c.admin("POST /api/rooms/{roomId}/messages", { roomId: room.id, content: "signed" });
+    expect(await listener.line(/✓ MESSAGE_CREATED/)).toContain(`webhook ${webhook.id}`);
+
+    // Signed by another key pair: refused.
+    const { privateKey } = crypto.generateKeyPairSync("ed25519");
+    const body = JSON.stringify({
+      event: "MESSAGE_CREATED",
+      timestamp: new Date().toISOString(),
+      webhookId: webhook.id,
+      data: { roomId: room.id, messageId: 1 },
+    });
+    const id = "evt_01KMXQ3V5G0000000000000009";
+    const seconds = Math.floor(Date.now() / 1000);
+    const forged = await fetch(listener.url, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "webhook-id": id,
+        "webhook-timestamp": String(seconds),
+        "webhook-signature": `v1a,${crypto.sign(null, Buffer.from(`${id}.${seconds}.${body}`), privateKey).toString("base64")}`,
+      },
+      body,
+    });
+    await expectRejected(listener, forged, "bad signature");
+    await c.admin("DELETE /api/admin/webhooks/{id}", { id: webhook.id });
+  }, 60_000);
 
   it("forwards verified deliveries with the same bytes and headers and answers the app's status", async () => {
     const app: Receiver = await startReceiver();
@@ -309,7 +356,7 @@ describe("parley webhooks listen", () => {
     const { code, err } = await refusedStart([]);
     expect(code).toBe(2);
     expect(err).toBe(
-      "parley: --secret is required (or set PARLEY_WEBHOOK_SECRET, or use --register)\n",
+      "parley: --secret is required (or set PARLEY_WEBHOOK_SECRET, or use --register), or --public-key for a standard-webhooks-ed25519 endpoint\n",
     );
   }, 60_000);
 

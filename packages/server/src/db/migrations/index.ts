@@ -20,6 +20,7 @@ import { inboundFromTheWorld } from "./018-inbound-from-the-world.js";
 import { orderedLanes } from "./020-ordered-lanes.js";
 import { deliveryFormatAndTrace } from "./021-delivery-format-and-trace.js";
 import { endpointAuthTls } from "./022-endpoint-auth-tls.js";
+import { ed25519AndOwnership } from "./023-ed25519-and-ownership.js";
 
 /** Every migration, in order. Names sort; never rename or edit one that has shipped. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -44,4 +45,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "020-ordered-lanes": orderedLanes,
   "021-delivery-format-and-trace": deliveryFormatAndTrace,
   "022-endpoint-auth-tls": endpointAuthTls,
+  "023-ed25519-and-ownership": ed25519AndOwnership,
 };

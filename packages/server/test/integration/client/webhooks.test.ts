@@ -66,6 +66,8 @@ describeEachDialect("the client and the outbound webhooks API on $name", (dialec
       traceContext: false,
       ordering: "none",
       heldLanes: [],
+      publicKey: null,
+      verification: "not_required",
       roomIds: null,
       headers: {},
       maxDeliveriesPerSecond: null,
@@ -178,8 +180,10 @@ describeEachDialect("the client and the outbound webhooks API on $name", (dialec
       id: webhook.id,
       overlapSeconds: 60,
     });
-    expect(rotated.data.secret).toMatch(/^whsec_/);
-    expect(rotated.data.previousSecretExpiresAt).toEqual(expect.any(String));
+    expect(rotated.data).toEqual({
+      secret: expect.stringMatching(/^whsec_/),
+      previousSecretExpiresAt: expect.any(String),
+    });
     await c.admin("POST /api/admin/webhooks/{id}/test", { id: webhook.id });
     await receiver.waitForRequests(1);
     const found = await waitFor("the delivery in the search", async () => {

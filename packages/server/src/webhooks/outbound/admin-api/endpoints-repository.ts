@@ -1,12 +1,12 @@
-import { sql, type Insertable, type Kysely, type Updateable } from "kysely";
+import { sql, type Insertable, type Kysely, type Selectable, type Updateable } from "kysely";
 import type { Database, Ordering, WebhooksTable } from "../../../db/schema.js";
 import { isoTime } from "../../../events/event-catalogue.js";
 import { laneOf } from "../delivery-engine/lane-of.js";
 import type { AttemptStats, HeldLane, WebhookRow } from "./webhook-views.js";
 
 /**
- * Queries on `webhooks` for the admin API. Reads never select `secret_ciphertext`: what the
- * admin API cannot load, it cannot leak. Every function takes the database or a transaction.
+ * Queries on `webhooks` for the admin API. Reads never select `secret_ciphertext` nor a private
+ * key (but to rotate them): what the admin API cannot load, it cannot leak. Every function takes the database or a transaction.
  */
 const PUBLIC_COLUMNS = [
   "id",
@@ -33,6 +33,8 @@ const PUBLIC_COLUMNS = [
   "auth_ciphertext",
   "tls_subject",
   "tls_expires_at",
+  "public_key",
+  "verification",
 ] as const;
 
 export async function insertWebhook(
@@ -141,17 +143,25 @@ export async function attemptStatsSince(
   return stats;
 }
 
-/** The sealed secret of an endpoint (for rotation, which keeps the old one for the overlap). */
-export async function findSealedSecret(
+/**
+ * The scheme and sealed signing material of an endpoint (for rotation, which keeps the old secret
+ * or private key for the overlap).
+ */
+export async function findSealedSigningKeys(
   db: Kysely<Database>,
   id: number,
-): Promise<string | undefined> {
-  const row = await db
+): Promise<
+  | Pick<
+      Selectable<WebhooksTable>,
+      "signature_scheme" | "secret_ciphertext" | "signing_key_ciphertext"
+    >
+  | undefined
+> {
+  return db
     .selectFrom("webhooks")
-    .select("secret_ciphertext")
+    .select(["signature_scheme", "secret_ciphertext", "signing_key_ciphertext"])
     .where("id", "=", id)
     .executeTakeFirst();
-  return row?.secret_ciphertext;
 }
 
 /** Most held lanes an endpoint shows. */

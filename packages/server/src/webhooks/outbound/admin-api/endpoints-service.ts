@@ -17,11 +17,12 @@ import { eventData, WEBHOOK_TEST } from "../../../events/event-catalogue.js";
 import { keysetSlice, type KeysetSlice } from "../../../db/keyset-slice.js";
 import { readSnapshot } from "../../../db/read-snapshot.js";
 import { eventPrefixesOf, roomFilterOf } from "../../../events/event-subscriptions.js";
+import { generateSigningKeyPair } from "../generate-signing-key-pair.js";
 import {
   attemptStatsSince,
   deleteWebhook,
   findHeldLanes,
-  findSealedSecret,
+  findSealedSigningKeys,
   findWebhook,
   insertWebhook,
   listWebhooks,
@@ -45,7 +46,8 @@ import {
 export interface CreateEndpointInput {
   name: string;
   url: string;
-  secret: string;
+  /** Required but for the standard-webhooks-ed25519 scheme (then a generated one is kept). */
+  secret?: string | undefined;
   events: string[];
   enabled?: boolean | undefined;
   signatureScheme?: SignatureScheme | undefined;
@@ -138,6 +140,17 @@ async function viewOf(ctx: AppContext, db: Kysely<Database>, row: WebhookRow) {
   return (await viewsOf(ctx, db, [row]))[0]!;
 }
 
+const ED25519 = "standard-webhooks-ed25519";
+
+/** A new ed25519 key pair as stored: the private key sealed like the secret. */
+function sealedKeyPair(ctx: AppContext): { signing_key_ciphertext: string; public_key: string } {
+  const pair = generateSigningKeyPair();
+  return {
+    signing_key_ciphertext: sealSecret(ctx.keys.secretKey, pair.privateKey),
+    public_key: pair.publicKey,
+  };
+}
+
 function sealedHeaders(ctx: AppContext, headers: Record<string, string> | null): string | null {
   return headers === null || Object.keys(headers).length === 0
     ? null
@@ -161,11 +174,20 @@ export async function createEndpoint(
   const auth = validateAuth(input.auth ?? null, null, urlPolicy(ctx));
   refuseAuthorizationHeader(auth, valid.headers ?? null);
   const tls = tlsColumns(ctx, input.tls ?? null);
+  const ed25519 = valid.signatureScheme === ED25519;
+  if (valid.secret === undefined && !ed25519)
+    throw new AppError(
+      "invalid_secret",
+      `secret is required (16 to 1024 characters), unless signatureScheme is ${ED25519}`,
+      { field: "body.secret" },
+    );
   const now = ctx.now();
   const row = await insertWebhook(ctx.db, {
     name: valid.name!,
     url: valid.url!,
-    secret_ciphertext: sealSecret(ctx.keys.secretKey, valid.secret!),
+    // An ed25519 endpoint signs with its key pair; the secret is kept for a later change of scheme.
+    secret_ciphertext: sealSecret(ctx.keys.secretKey, valid.secret ?? generateSecret()),
+    ...(ed25519 ? sealedKeyPair(ctx) : {}),
     events: JSON.stringify(valid.events!),
     enabled: valid.enabled === false ? 0 : 1,
     created_at: now,
@@ -272,8 +294,11 @@ export async function updateEndpoint(
 
   const row = await ctx.database.transaction(async (tx) => {
     const before = valid.ordering === undefined ? undefined : await findWebhook(tx.db, id);
-    const updated = await updateWebhook(tx.db, id, { ...changes, updated_at: now });
+    let updated = await updateWebhook(tx.db, id, { ...changes, updated_at: now });
     if (!updated) throw new AppError("not_found", `no webhook ${id}`);
+    // First switch to ed25519: its key pair is made now (a later switch back keeps it).
+    if (updated.signature_scheme === ED25519 && updated.public_key === null)
+      updated = (await updateWebhook(tx.db, id, sealedKeyPair(ctx)))!;
     if (before !== undefined && before.ordering !== updated.ordering) {
       // The queued deliveries move to the lanes of the new ordering (or out of lanes), in id
       // order as ever; those without a lane any more are due as they are: wake the dispatchers.
@@ -300,30 +325,53 @@ export function generateSecret(): string {
  * Standard Webhooks signature header carries a signature under each, and the parley header signs
  * with the new one. A rotation during an overlap ends the older overlap: only the secret being
  * replaced is kept. The new secret is shown only in this answer.
+ *
+ * An endpoint of the standard-webhooks-ed25519 scheme gets a new key pair instead, the old
+ * private key signing too for the overlap (`v1a,<new> v1a,<old>`); the answer is the new public
+ * key. Its key pair is Parley's to make: a `secret` given for it is refused.
  */
 export async function rotateSecret(
   ctx: AppContext,
   id: number,
   input: { secret?: string | undefined; overlapSeconds?: number | undefined },
-): Promise<{ secret: string; previousSecretExpiresAt: string | null }> {
-  const secret = input.secret === undefined ? generateSecret() : validateSecret(input.secret);
+): Promise<
+  | { secret: string; previousSecretExpiresAt: string | null }
+  | { publicKey: string; previousKeyExpiresAt: string | null }
+> {
+  const given = input.secret === undefined ? undefined : validateSecret(input.secret);
   const overlapMs = (input.overlapSeconds ?? DEFAULT_OVERLAP_SECONDS) * 1000;
   const now = ctx.now();
   const expiresAt = overlapMs > 0 ? now + overlapMs : null;
-  await ctx.database.transaction(async (tx) => {
-    const old = await findSealedSecret(tx.db, id);
+  const expiry = expiresAt === null ? null : new Date(expiresAt).toISOString();
+  return ctx.database.transaction(async (tx) => {
+    const old = await findSealedSigningKeys(tx.db, id);
     if (old === undefined) throw new AppError("not_found", `no webhook ${id}`);
+    if (old.signature_scheme === ED25519) {
+      if (given !== undefined)
+        throw new AppError(
+          "key_pair_generated",
+          `a ${ED25519} endpoint signs with a key pair Parley generates: leave out secret, and a new pair is made`,
+          { field: "body.secret" },
+        );
+      const pair = sealedKeyPair(ctx);
+      const keepOld = expiresAt !== null && old.signing_key_ciphertext !== null;
+      await updateWebhook(tx.db, id, {
+        ...pair,
+        previous_signing_key_ciphertext: keepOld ? old.signing_key_ciphertext : null,
+        previous_signing_key_expires_at: keepOld ? expiresAt : null,
+        updated_at: now,
+      });
+      return { publicKey: pair.public_key, previousKeyExpiresAt: keepOld ? expiry : null };
+    }
+    const secret = given ?? generateSecret();
     await updateWebhook(tx.db, id, {
       secret_ciphertext: sealSecret(ctx.keys.secretKey, secret),
-      previous_secret_ciphertext: expiresAt === null ? null : old,
+      previous_secret_ciphertext: expiresAt === null ? null : old.secret_ciphertext,
       previous_secret_expires_at: expiresAt,
       updated_at: now,
     });
+    return { secret, previousSecretExpiresAt: expiry };
   });
-  return {
-    secret,
-    previousSecretExpiresAt: expiresAt === null ? null : new Date(expiresAt).toISOString(),
-  };
 }
 
 /** Deletes the endpoint with its whole delivery log; queued deliveries are dropped. */

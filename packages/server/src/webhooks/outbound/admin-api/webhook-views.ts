@@ -75,6 +75,8 @@ export type WebhookRow = Pick<
   | "auth_ciphertext"
   | "tls_subject"
   | "tls_expires_at"
+  | "public_key"
+  | "verification"
 >;
 export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
 export type DeliverySummaryRow = Omit<
@@ -129,6 +131,8 @@ export function toWebhookView(
       row.tls_subject === null || row.tls_expires_at === null
         ? null
         : { subject: row.tls_subject, expiresAt: isoTime(row.tls_expires_at) },
+    publicKey: row.public_key,
+    verification: row.verification,
   };
 }
 

@@ -36,6 +36,10 @@ export interface ClaimedDelivery {
   /** The endpoint's sealed `auth` and `tls` (migration 022); null without. */
   auth_ciphertext: string | null;
   tls_ciphertext: string | null;
+  /** The sealed ed25519 private key (standard-webhooks-ed25519); null before the first pair. */
+  signing_key_ciphertext: string | null;
+  /** The old private key while a key rotation overlap lasts; null once it has expired. */
+  previous_signing_key_ciphertext: string | null;
   /**
    * For an endpoint with a rate cap: the start of the send slot this claim reserved for the row
    * (within RATE_HORIZON_MS of now); send it then, not before. Null without a cap.
@@ -347,6 +351,9 @@ async function claimOnSqlite(db: Kysely<Database>, input: ClaimInput): Promise<C
         (SELECT w.tls_ciphertext FROM webhooks w WHERE w.id = webhook_deliveries.webhook_id) AS tls_ciphertext,
         (SELECT CASE WHEN w.previous_secret_expires_at > ${now} THEN w.previous_secret_ciphertext END
           FROM webhooks w WHERE w.id = webhook_deliveries.webhook_id) AS previous_secret_ciphertext,
+        (SELECT w.signing_key_ciphertext FROM webhooks w WHERE w.id = webhook_deliveries.webhook_id) AS signing_key_ciphertext,
+        (SELECT CASE WHEN w.previous_signing_key_expires_at > ${now} THEN w.previous_signing_key_ciphertext END
+          FROM webhooks w WHERE w.id = webhook_deliveries.webhook_id) AS previous_signing_key_ciphertext,
         (SELECT CASE WHEN w.enabled = 1 THEN w.max_per_second END
           FROM webhooks w WHERE w.id = webhook_deliveries.webhook_id) AS rate
     `.execute(trx);
@@ -552,6 +559,9 @@ const PG_CLAIM = `
     w.trace_context, d.trace_parent, d.trace_state, w.auth_ciphertext, w.tls_ciphertext,
     CASE WHEN w.previous_secret_expires_at > $1::bigint THEN w.previous_secret_ciphertext END
       AS previous_secret_ciphertext,
+    w.signing_key_ciphertext,
+    CASE WHEN w.previous_signing_key_expires_at > $1::bigint THEN w.previous_signing_key_ciphertext END
+      AS previous_signing_key_ciphertext,
     CASE WHEN chosen.rate IS NULL THEN NULL ELSE d.next_attempt_at END AS send_at
 `;
 

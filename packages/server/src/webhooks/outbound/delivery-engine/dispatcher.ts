@@ -24,6 +24,8 @@ import {
 import type { RetryPolicy } from "./backoff-schedule.js";
 import { signPayload } from "./sign-payload.js";
 import { signStandardWebhook, SigningKeyError } from "./sign-standard-webhook.js";
+import { signEd25519Webhook, signingKeyFrom } from "./sign-ed25519-webhook.js";
+import type { KeyObject } from "node:crypto";
 import { whyHeaderIsReserved } from "../reserved-header.js";
 import { loggedAuthorization, type StoredAuth } from "../endpoint-auth.js";
 import type { ClientTls } from "../transport/create-connector.js";
@@ -177,6 +179,7 @@ export class DeliveryDispatcher implements Dispatcher {
   /** Where the next claim's walk over each ordered endpoint's lanes starts (claim-deliveries.ts). */
   private readonly laneCursors = new Map<number, number>();
   private readonly opened = new Map<string, unknown>();
+  private readonly signingKeys = new Map<string, KeyObject>();
   private passFailures = 0;
   private retryTimer: { at: number; handle: NodeJS.Timeout } | undefined;
   private errorTimer: NodeJS.Timeout | undefined;
@@ -509,8 +512,9 @@ export class DeliveryDispatcher implements Dispatcher {
   /**
    * The request of one attempt, signed by the endpoint's scheme: Parley's own
    * `X-Webhook-Signature-256` (parley, both), Standard Webhooks' three headers (standard-webhooks,
-   * both; the timestamp is this attempt's, so that signature is made afresh each time, with one
-   * entry per secret during a rotation overlap), then the endpoint's own headers. `logged` is
+   * both: `v1,` HMAC entries; standard-webhooks-ed25519: `v1a,` ed25519 entries; the timestamp is
+   * this attempt's, so that signature is made afresh each time, with one entry per secret or key
+   * during a rotation overlap, the new one first), then the endpoint's own headers. `logged` is
    * what the attempt log keeps: every header sent, custom values masked.
    */
   private signedRequest(row: ClaimedDelivery, span: DeliverSpan): SignedRequest {
@@ -524,14 +528,29 @@ export class DeliveryDispatcher implements Dispatcher {
       if (span.traceState !== null) headers.tracestate = span.traceState;
     }
     let signature: string | undefined;
-    if (scheme !== "standard-webhooks") signature = signPayload(secret, body);
+    if (scheme === "parley" || scheme === "both") signature = signPayload(secret, body);
     if (scheme !== "parley") {
       const id = eventIdOf(row);
       const timestamp = Math.floor(this.deps.now() / 1000);
-      const signatures = [signStandardWebhook(secret, id, timestamp, body)];
-      if (row.previous_secret_ciphertext !== null) {
-        const previous = this.secretOf(row.previous_secret_ciphertext);
-        signatures.push(signStandardWebhook(previous, id, timestamp, body));
+      const signatures: string[] = [];
+      if (scheme === "standard-webhooks-ed25519") {
+        if (row.signing_key_ciphertext === null)
+          throw new SigningKeyError(
+            "the endpoint has no ed25519 key pair: rotate its key (rotate-secret)",
+          );
+        signatures.push(
+          signEd25519Webhook(this.signingKeyOf(row.signing_key_ciphertext), id, timestamp, body),
+        );
+        if (row.previous_signing_key_ciphertext !== null) {
+          const previous = this.signingKeyOf(row.previous_signing_key_ciphertext);
+          signatures.push(signEd25519Webhook(previous, id, timestamp, body));
+        }
+      } else {
+        signatures.push(signStandardWebhook(secret, id, timestamp, body));
+        if (row.previous_secret_ciphertext !== null) {
+          const previous = this.secretOf(row.previous_secret_ciphertext);
+          signatures.push(signStandardWebhook(previous, id, timestamp, body));
+        }
       }
       headers["webhook-id"] = id;
       headers["webhook-timestamp"] = String(timestamp);
@@ -579,6 +598,17 @@ export class DeliveryDispatcher implements Dispatcher {
       this.opened.set(ciphertext, value);
     }
     return value as T;
+  }
+
+  /** The private key of a sealed ed25519 key (opened and parsed once, then kept). */
+  private signingKeyOf(ciphertext: string): KeyObject {
+    let key = this.signingKeys.get(ciphertext);
+    if (key === undefined) {
+      key = signingKeyFrom(this.deps.openSecret(ciphertext));
+      if (this.signingKeys.size >= 1_000) this.signingKeys.clear();
+      this.signingKeys.set(ciphertext, key);
+    }
+    return key;
   }
 
   private secretOf(ciphertext: string): string {

@@ -52,8 +52,18 @@ export function rotateSecretPanel(context: ViewContext, webhook: Webhook): HTMLE
           id: webhook.id,
           overlapSeconds: Number(overlap.value),
         });
-        revealSecret(webhook.id, webhook.name, data.secret, data.previousSecretExpiresAt);
-        context.flash(`The secret of “${webhook.name}” was rotated.`);
+        if ("publicKey" in data) {
+          context.flash(
+            `“${webhook.name}” has a new key pair: give the receiver its new public key. ${
+              data.previousKeyExpiresAt === null
+                ? "The old key stopped signing at once."
+                : `The old key signs too until ${new Date(data.previousKeyExpiresAt).toLocaleString()}.`
+            }`,
+          );
+        } else {
+          revealSecret(webhook.id, webhook.name, data.secret, data.previousSecretExpiresAt);
+          context.flash(`The secret of “${webhook.name}” was rotated.`);
+        }
         context.navigate(`/admin/webhooks/${webhook.id}`);
       } catch (failure) {
         showError(error, context.fail(failure));

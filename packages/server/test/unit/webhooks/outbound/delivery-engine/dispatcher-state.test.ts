@@ -21,6 +21,8 @@ function row(id: number, webhookId: number): ClaimedDelivery {
     previous_secret_ciphertext: null,
     auth_ciphertext: null,
     tls_ciphertext: null,
+    signing_key_ciphertext: null,
+    previous_signing_key_ciphertext: null,
     send_at: null,
     lane: null,
     payload_format: "parley",

@@ -22,6 +22,8 @@ const row: ClaimedDelivery = {
   previous_secret_ciphertext: null,
   auth_ciphertext: null,
   tls_ciphertext: null,
+  signing_key_ciphertext: null,
+  previous_signing_key_ciphertext: null,
   send_at: null,
   lane: null,
   payload_format: "parley",
