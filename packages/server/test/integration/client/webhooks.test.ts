@@ -68,6 +68,8 @@ describeEachDialect("the client and the outbound webhooks API on $name", (dialec
       heldLanes: [],
       publicKey: null,
       verification: "not_required",
+      auth: null,
+      tls: null,
       roomIds: null,
       headers: {},
       maxDeliveriesPerSecond: null,
