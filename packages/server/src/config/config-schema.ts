@@ -4,7 +4,7 @@
  * `process.env`.
  */
 export type SettingKind =
-  "string" | "port" | "int" | "number" | "boolean" | "url" | "rate" | "enum" | "json";
+  "string" | "port" | "int" | "number" | "boolean" | "url" | "proxy-url" | "rate" | "enum" | "json";
 
 export interface Setting {
   readonly env: string;
@@ -265,6 +265,13 @@ export const SETTINGS = {
     flag: "--webhook-ca-file",
     kind: "string",
     description: "Extra CA certificates (PEM) trusted for receivers.",
+  },
+  webhookProxyUrl: {
+    env: "PARLEY_WEBHOOK_PROXY_URL",
+    flag: "--webhook-proxy-url",
+    kind: "proxy-url",
+    description:
+      "http://[user:password@]host:port of an HTTP proxy: deliveries and OAuth token requests go through it by CONNECT, to the address the receiver's host name was checked to resolve to.",
   },
   rateLimitWebhookIngest: {
     env: "PARLEY_RATE_LIMIT_WEBHOOK_INGEST",

@@ -47,6 +47,7 @@ export interface Config {
   webhookAllowHttp: boolean;
   webhookAllowPrivateNetworks: boolean;
   webhookCaFile: string | undefined;
+  webhookProxyUrl: string | undefined;
   rateLimitWebhookIngest: RateLimit;
   rateLimitLoginUsername: RateLimit;
   rateLimitLoginAddress: RateLimit;
@@ -173,6 +174,21 @@ function parseValue(name: SettingName, setting: Setting, raw: string): unknown {
       } catch {
         throw new ConfigError(variable, `expected an absolute URL, got "${raw}"`);
       }
+      return raw;
+    }
+    case "proxy-url": {
+      // Never echoed: the URL may carry the proxy's credentials.
+      let url: URL;
+      try {
+        url = new URL(raw);
+      } catch {
+        throw new ConfigError(variable, "expected http://[user:password@]host:port");
+      }
+      if (url.protocol !== "http:" || url.pathname !== "/" || url.search !== "" || url.hash !== "")
+        throw new ConfigError(
+          variable,
+          `expected http://[user:password@]host:port (an HTTP proxy asked to CONNECT), got a ${url.protocol.slice(0, -1)}:// URL${url.pathname !== "/" ? " with a path" : ""}`,
+        );
       return raw;
     }
     case "rate":

@@ -154,3 +154,25 @@ describe("PARLEY_TURN_SECRET, PARLEY_TURN_URLS, PARLEY_TURN_TTL", () => {
     ).not.toThrow();
   });
 });
+
+describe("PARLEY_WEBHOOK_PROXY_URL", () => {
+  it("takes an http:// proxy, with credentials or not", () => {
+    expect(loadConfig({ PARLEY_WEBHOOK_PROXY_URL: "http://proxy:3128" }).webhookProxyUrl).toBe(
+      "http://proxy:3128",
+    );
+    expect(loadConfig({ PARLEY_WEBHOOK_PROXY_URL: "http://u:p@proxy:3128" }).webhookProxyUrl).toBe(
+      "http://u:p@proxy:3128",
+    );
+  });
+
+  it.each([
+    "https://u:s3cret-proxy@proxy:3128",
+    "http://u:s3cret-proxy@proxy:3128/x",
+    "u:s3cret-proxy@@",
+  ])("refuses %s without echoing its credentials", (value) => {
+    expect(() => loadConfig({ PARLEY_WEBHOOK_PROXY_URL: value })).toThrow(
+      /PARLEY_WEBHOOK_PROXY_URL: expected http:\/\/\[user:password@\]host:port/,
+    );
+    expect(() => loadConfig({ PARLEY_WEBHOOK_PROXY_URL: value })).not.toThrow(/s3cret-proxy/);
+  });
+});

@@ -93,6 +93,7 @@ export function createDispatcher(
         allowHttp: config.webhookAllowHttp,
         ...(options.lookup ? { lookup: options.lookup } : {}),
         ...(config.webhookCaFile ? { ca: fs.readFileSync(config.webhookCaFile, "utf8") } : {}),
+        proxyUrl: config.webhookProxyUrl,
       }),
     openSecret: (ciphertext) => openSecret(ctx.keys.secretKey, ciphertext),
     onDeliveriesQueued: (listener) => ctx.spine.onDeliveriesQueued(listener),

@@ -1,6 +1,7 @@
 import type { LookupFunction, Socket } from "node:net";
 import { rootCertificates } from "node:tls";
 import { buildConnector, errors } from "undici";
+import { connectThroughProxy, type EgressProxy } from "./egress-proxy.js";
 
 export interface ConnectorOptions {
   /** Budget for DNS + TCP + TLS. */
@@ -11,6 +12,8 @@ export interface ConnectorOptions {
   ca?: string | Buffer;
   /** A client certificate for mutual TLS, and the CA its endpoint trusts besides the others. */
   clientTls?: ClientTls | undefined;
+  /** PARLEY_WEBHOOK_PROXY_URL: every connection is a CONNECT tunnel through it. */
+  proxy?: EgressProxy | undefined;
 }
 
 /** One endpoint's TLS identity (its `tls` setting). */
@@ -31,7 +34,7 @@ export function createConnector(options: ConnectorOptions): buildConnector.conne
     (pem): pem is string => pem !== undefined,
   );
   const client = options.clientTls;
-  const base = buildConnector({
+  const direct = buildConnector({
     lookup: options.lookup,
     // Passing `ca` replaces Node's roots, so keep them and add the operator's and the endpoint's.
     ...(extraCas.length === 0 ? {} : { ca: [...rootCertificates, ...extraCas] }),
@@ -44,6 +47,10 @@ export function createConnector(options: ConnectorOptions): buildConnector.conne
         }),
     timeout: 0, // disabled: the timer below replaces it
   });
+  const base =
+    options.proxy === undefined
+      ? direct
+      : connectThroughProxy(options.proxy, options.lookup, direct);
   const { connectTimeoutMs } = options;
 
   return (connectOptions, callback) => {

@@ -1,4 +1,5 @@
 import { DnsLookupError } from "./dns-lookup-error.js";
+import { ProxyError } from "./proxy-error.js";
 import { TargetRefusedError } from "./target-refused-error.js";
 
 export interface SendErrorContext {
@@ -54,6 +55,7 @@ interface NodeError extends Error {
  */
 export function describeSendError(err: unknown, context: SendErrorContext): string {
   if (err instanceof TargetRefusedError || err instanceof DnsLookupError) return err.message;
+  if (err instanceof ProxyError) return err.message;
   if (!(err instanceof Error)) return `request failed: ${String(err)}`;
 
   // With several addresses Node tries each (happy eyeballs) and reports all failures together.

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { LookupFunction } from "node:net";
 import { Agent, type Dispatcher } from "undici";
 import { createConnector, type ClientTls } from "./create-connector.js";
+import type { EgressProxy } from "./egress-proxy.js";
 
 export interface OutboundAgentsOptions {
   /** Budget for DNS + TCP + TLS. */
@@ -14,6 +15,8 @@ export interface OutboundAgentsOptions {
   ca?: string | Buffer | undefined;
   /** Cap on open connections per origin. Default: no cap. */
   connectionsPerOrigin?: number | undefined;
+  /** The egress proxy every connection tunnels through (PARLEY_WEBHOOK_PROXY_URL). */
+  proxy?: EgressProxy | undefined;
   /** Most TLS identities with a pool of their own at once. Default 256. */
   maxIdentities?: number;
 }
@@ -68,6 +71,7 @@ export class OutboundAgents {
     const agents = [this.shared, ...this.byIdentity.values()];
     this.byIdentity.clear();
     await Promise.all(agents.map((agent) => agent.close()));
+    await this.options.proxy?.close();
   }
 
   private agent(clientTls: ClientTls | undefined): Agent {
@@ -77,6 +81,7 @@ export class OutboundAgents {
       lookup: options.lookup,
       ...(options.ca === undefined ? {} : { ca: options.ca }),
       clientTls,
+      proxy: options.proxy,
     });
     return new Agent({
       connect: (connectOptions, callback) => {

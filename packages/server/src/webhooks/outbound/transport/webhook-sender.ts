@@ -5,6 +5,7 @@ import type { StoredAuth } from "../endpoint-auth.js";
 import type { ClientTls } from "./create-connector.js";
 import { decodeUtf8Prefix } from "./decode-utf8-prefix.js";
 import { describeSendError } from "./describe-send-error.js";
+import { createEgressProxy, parseProxyUrl } from "./egress-proxy.js";
 import { createGuardedLookup } from "./guarded-lookup.js";
 import { OAuth2TokenCache, TokenRequestError } from "./oauth2-token-cache.js";
 import { OutboundAgents } from "./outbound-agents.js";
@@ -34,6 +35,11 @@ export interface SenderOptions {
   lookup?: LookupFunction;
   /** Cap on open connections per origin. Default: no cap. */
   connectionsPerOrigin?: number;
+  /**
+   * PARLEY_WEBHOOK_PROXY_URL: deliveries and OAuth token requests go through this HTTP proxy by
+   * CONNECT, to the address the SSRF guard checked.
+   */
+  proxyUrl?: string | undefined;
 }
 
 export interface AttemptOutcome {
@@ -105,6 +111,10 @@ export function createWebhookSender(options: SenderOptions): WebhookSender {
     lookup: createGuardedLookup(options.lookup ?? systemLookup, allowPrivateNetworks),
     ca: options.ca,
     connectionsPerOrigin: options.connectionsPerOrigin,
+    proxy:
+      options.proxyUrl === undefined
+        ? undefined
+        : createEgressProxy(parseProxyUrl(options.proxyUrl)),
   });
   const tokens = new OAuth2TokenCache({
     dispatcher: () => agents.for(null),
