@@ -31,6 +31,8 @@ import { openDatabase } from "../src/db/open-database.js";
 import { IDEMPOTENCY_TTL_MS } from "../src/webhooks/inbound/idempotency/run-idempotent.js";
 import { createInboundWebhook } from "../src/webhooks/inbound/inbound-service.js";
 import { benchDatabaseUrl, median } from "./bench-targets.js";
+import { processCpuMicros, taggedUrl } from "./cpu-accounting.js";
+import { createPostingFixtures } from "./ingest.bench.js";
 
 export interface InboundBenchOptions {
   /** Seconds of each measured side in each round. */
@@ -38,15 +40,29 @@ export interface InboundBenchOptions {
   rounds: number;
   /** Requests in flight at once. */
   concurrency: number;
-  /** Keys seeded for the large-table phase. */
+  /** Keys seeded for the large-table phase (0: no large-table phase). */
   keys: number;
 }
 
-export function inboundOptionsFrom(flags: { quick?: boolean }): InboundBenchOptions {
-  return flags.quick
+export function inboundOptionsFrom(flags: {
+  quick?: boolean;
+  rounds?: number;
+  seconds?: number;
+  keys?: number;
+}): InboundBenchOptions {
+  const base = flags.quick
     ? { seconds: 1.5, rounds: 2, concurrency: 50, keys: 1_000_000 }
     : { seconds: 3, rounds: 3, concurrency: 50, keys: 1_000_000 };
+  return {
+    ...base,
+    ...(flags.rounds !== undefined ? { rounds: flags.rounds } : {}),
+    ...(flags.seconds !== undefined ? { seconds: flags.seconds } : {}),
+    ...(flags.keys !== undefined ? { keys: flags.keys } : {}),
+  };
 }
+
+/** PostgreSQL's backends serving the benchmark's pool carry this application_name. */
+const TAG = "parley_bench_inbound";
 
 const SECRET = "bench-github-secret-0123456789";
 const PUSH_BYTES = 20 * 1024;
@@ -57,6 +73,8 @@ interface Target {
   name: "SQLite" | "PostgreSQL";
   ctx: AppContext;
   app: ParleyApp;
+  /** PostgreSQL: a connection of its own, to read its backends' CPU time. */
+  admin?: pg.Client;
   cleanup(): Promise<void>;
 }
 
@@ -78,20 +96,21 @@ async function open(name: Target["name"]): Promise<Target> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "parley-bench-inbound-"));
   let dropSchema = async () => {};
   let ctx: AppContext;
+  let admin: pg.Client | undefined;
   if (name === "SQLite") {
     ctx = await createAppContext(config(dataDir, undefined));
   } else {
     const url = benchDatabaseUrl()!;
     const schema = `bench_${crypto.randomBytes(4).toString("hex")}`;
-    const admin = new pg.Client({ connectionString: url });
-    await admin.connect();
-    await admin.query(`CREATE SCHEMA ${schema}`);
+    const client = (admin = new pg.Client({ connectionString: url }));
+    await client.connect();
+    await client.query(`CREATE SCHEMA ${schema}`);
     dropSchema = async () => {
-      await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      await admin.end();
+      await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await client.end();
     };
     ctx = await createAppContext(config(dataDir, url), {
-      database: openDatabase({ databaseUrl: url, pgSchema: schema }),
+      database: openDatabase({ databaseUrl: taggedUrl(url, TAG), pgSchema: schema }),
     });
   }
   const app = await buildApp(ctx, { logger: false });
@@ -100,6 +119,7 @@ async function open(name: Target["name"]): Promise<Target> {
     name,
     ctx,
     app,
+    ...(admin ? { admin } : {}),
     async cleanup() {
       await app.close();
       await ctx.database.close();
@@ -107,40 +127,6 @@ async function open(name: Target["name"]): Promise<Target> {
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
-}
-
-/** An admin, a room and an inbound webhook (with the GitHub signing secret); answers its token. */
-async function createHook(ctx: AppContext): Promise<{ id: number; token: string }> {
-  const now = Date.now();
-  const admin = await ctx.db
-    .insertInto("users")
-    .values({
-      username: `bench-${crypto.randomBytes(3).toString("hex")}`,
-      display_name: "Admin",
-      role: "admin",
-      status: "active",
-      created_at: now,
-      updated_at: now,
-    })
-    .returning("id")
-    .executeTakeFirstOrThrow();
-  const room = await ctx.db
-    .insertInto("rooms")
-    .values({
-      name: "deploys",
-      kind: "room",
-      created_by: admin.id,
-      deleted_at: null,
-      created_at: now,
-    })
-    .returning("id")
-    .executeTakeFirstOrThrow();
-  const hook = await createInboundWebhook(ctx, admin.id, {
-    roomId: room.id,
-    displayName: "CI",
-    signingSecret: SECRET,
-  });
-  return { id: hook.id, token: hook.token };
 }
 
 /** A real GitHub push (test/fixtures/github/push.json) grown to about 20 KB with more commits. */
@@ -166,11 +152,47 @@ function paddedBody(bytes: number): string {
 
 type Send = (i: number) => Promise<number>;
 
-/** Requests per second of `send` with `concurrency` in flight for `seconds`; non-2xx fail it. */
-async function measure(send: Send, seconds: number, concurrency: number): Promise<number> {
+/** One side's run: requests per second, and CPU time per request (µs) of Parley and PostgreSQL. */
+interface Measured {
+  rps: number;
+  cpu: number;
+  pgCpu: number;
+}
+
+/**
+ * CPU time (µs) of the PostgreSQL backends serving the benchmark's pool, by pid. Only those: the
+ * server's background processes (WAL writer, checkpointer, autovacuum) also serve other work on a
+ * shared machine, and what they do for this benchmark is not told apart from it.
+ */
+async function backendsCpu(admin: pg.Client): Promise<Map<number, number>> {
+  const { rows } = await admin.query<{ pid: number }>(
+    "SELECT pid FROM pg_stat_activity WHERE application_name = $1",
+    [TAG],
+  );
+  const cpu = new Map<number, number>();
+  for (const { pid } of rows) {
+    const micros = processCpuMicros(pid);
+    if (micros !== undefined) cpu.set(pid, micros);
+  }
+  return cpu;
+}
+
+/**
+ * Runs `send` with `concurrency` in flight for `seconds`; non-2xx fail it. CPU: this process's
+ * (the app and the requests injected into it, the same driver on every side), and on PostgreSQL
+ * that of the backends serving its pool.
+ */
+async function measure(
+  target: Target,
+  send: Send,
+  seconds: number,
+  concurrency: number,
+): Promise<Measured> {
   let done = 0;
   let failed = 0;
   let counter = 0;
+  const pgBefore = target.admin ? await backendsCpu(target.admin) : new Map<number, number>();
+  const cpuBefore = process.cpuUsage();
   const until = performance.now() + seconds * 1000;
   const started = performance.now();
   await Promise.all(
@@ -182,21 +204,39 @@ async function measure(send: Send, seconds: number, concurrency: number): Promis
       }
     }),
   );
+  const elapsed = (performance.now() - started) / 1000;
+  const used = process.cpuUsage(cpuBefore);
+  let pgUsed = 0;
+  if (target.admin)
+    for (const [pid, micros] of await backendsCpu(target.admin))
+      pgUsed += micros - (pgBefore.get(pid) ?? 0);
   if (failed > 0) throw new Error(`${failed} of ${done} requests were not 2xx`);
-  return done / ((performance.now() - started) / 1000);
+  return { rps: done / elapsed, cpu: (used.user + used.system) / done, pgCpu: pgUsed / done };
 }
 
-/** Each side measured once per round, in turn; the median of each. */
+/** Each side measured once per round, in turn (the first side alternating); medians of each. */
 async function sideBySide(
+  target: Target,
   sides: Record<string, Send>,
   options: InboundBenchOptions,
-): Promise<Record<string, number>> {
-  const runs: Record<string, number[]> = Object.fromEntries(Object.keys(sides).map((k) => [k, []]));
+): Promise<Record<string, Measured>> {
+  const names = Object.keys(sides);
+  const runs: Record<string, Measured[]> = Object.fromEntries(names.map((k) => [k, []]));
   for (let round = 0; round < options.rounds; round++) {
-    for (const [name, send] of Object.entries(sides))
-      runs[name]!.push(await measure(send, options.seconds, options.concurrency));
+    const order = round % 2 ? [...names].reverse() : names;
+    for (const name of order)
+      runs[name]!.push(await measure(target, sides[name]!, options.seconds, options.concurrency));
   }
-  return Object.fromEntries(Object.entries(runs).map(([name, values]) => [name, median(values)]));
+  return Object.fromEntries(
+    Object.entries(runs).map(([name, values]) => [
+      name,
+      {
+        rps: median(values.map((v) => v.rps)),
+        cpu: median(values.map((v) => v.cpu)),
+        pgCpu: median(values.map((v) => v.pgCpu)),
+      },
+    ]),
+  );
 }
 
 /** `count` completed keys of another webhook, written with one INSERT ... SELECT. */
@@ -225,11 +265,36 @@ async function seedKeys(target: Target, webhookId: number, count: number): Promi
 
 const pct = (a: number, b: number) => `${((a / b) * 100).toFixed(0)}%`;
 
+/** µs of CPU per request: Parley's, plus PostgreSQL's when it is measured. */
+const cpuText = (m: Measured) =>
+  `${m.cpu.toFixed(0)}${m.pgCpu ? ` + ${m.pgCpu.toFixed(0)} PostgreSQL` : ""} µs`;
+const totalCpu = (m: Measured) => m.cpu + m.pgCpu;
+
+/**
+ * One comparison: `side`'s rate as a share of `base`'s, and the same share by CPU per request
+ * (base's CPU over side's: the rate share a machine with nothing else running would give when
+ * the work is CPU-bound).
+ */
+function compared(side: Measured, base: Measured): { rate: number; cpu: number } {
+  return { rate: side.rps / base.rps, cpu: totalCpu(base) / totalCpu(side) };
+}
+
+const verdict = (share: { rate: number; cpu: number }, atLeast: number) =>
+  share.rate >= atLeast && share.cpu >= atLeast
+    ? ""
+    : share.rate >= atLeast || share.cpu >= atLeast
+      ? ": one of the two UNDER"
+      : ": UNDER";
+
 async function runOn(name: Target["name"], options: InboundBenchOptions): Promise<void> {
   const target = await open(name);
   try {
-    const hook = await createHook(target.ctx);
-    const other = await createHook(target.ctx);
+    const hook = await createPostingFixtures(target.ctx, { signingSecret: SECRET });
+    // The seeded keys belong to another webhook of the same room.
+    const other = await createInboundWebhook(target.ctx, hook.adminId, {
+      roomId: hook.roomId,
+      displayName: "Other",
+    });
     const url = `/api/public/webhooks/ingest/${hook.token}`;
     const run = crypto.randomBytes(4).toString("hex");
     const body = JSON.stringify({ content: CONTENT });
@@ -245,60 +310,100 @@ async function runOn(name: Target["name"], options: InboundBenchOptions): Promis
       (phase: string): Send =>
       (i) =>
         inject(url, body, { ...json, "idempotency-key": `${run}-${phase}-${i}` });
-    const github: Send = (i) =>
-      inject(`${url}/github`, push, {
-        ...json,
-        "x-github-event": "push",
-        "x-github-delivery": `${run}-${i}`,
-        "x-hub-signature-256": signature,
-      });
+    const github =
+      (phase: string): Send =>
+      (i) =>
+        inject(`${url}/github`, push, {
+          ...json,
+          "x-github-event": "push",
+          "x-github-delivery": `${run}-${phase}-${i}`,
+          "x-hub-signature-256": signature,
+        });
     const plain20k: Send = () => inject(url, padded, json);
 
     // Warm-up: JIT, prepared statements, caches.
-    await measure(plain, 1, options.concurrency);
-    await measure(keyed("warm"), 1, options.concurrency);
-    await measure(github, 1, options.concurrency);
+    await measure(target, plain, 1, options.concurrency);
+    await measure(target, keyed("warm"), 1, options.concurrency);
+    await measure(target, github("warm"), 1, options.concurrency);
+    await measure(target, plain20k, 1, options.concurrency);
 
-    const first = await sideBySide({ plain, keyed: keyed("a"), plain20k, github }, options);
+    const first = await sideBySide(
+      target,
+      { plain, keyed: keyed("a"), plain20k, github: github("a") },
+      options,
+    );
+    const r = (n: number) => Math.round(n).toLocaleString("en");
+    const keyedShare = compared(first.keyed!, first.plain!);
+    console.log(
+      `${name.padEnd(10)} with an Idempotency-Key: ${pct(keyedShare.rate, 1)} of plain ingest by rate ` +
+        `(${r(first.keyed!.rps)} against ${r(first.plain!.rps)}/s), ${pct(keyedShare.cpu, 1)} by CPU ` +
+        `(${cpuText(first.keyed!)} against ${cpuText(first.plain!)} per request) ` +
+        `(at least 85%)${verdict(keyedShare, 0.85)}`,
+    );
+    const githubShare = compared(first.github!, first.plain20k!);
+    console.log(
+      `${name.padEnd(10)} /github signed push of ${Buffer.byteLength(push)} bytes: ${pct(githubShare.rate, 1)} ` +
+        `of plain ingest of ${Buffer.byteLength(padded)} bytes by rate (${r(first.github!.rps)} against ` +
+        `${r(first.plain20k!.rps)}/s), ${pct(githubShare.cpu, 1)} by CPU (${cpuText(first.github!)} ` +
+        `against ${cpuText(first.plain20k!)}) (at least 70%)${verdict(githubShare, 0.7)}`,
+    );
+    if (options.keys === 0) return;
+
     const seedStarted = performance.now();
     await seedKeys(target, other.id, options.keys);
     const seeded = (performance.now() - seedStarted) / 1000;
-    await measure(keyed("warm-large"), 1, options.concurrency);
-    const large = await sideBySide({ plain, keyed: keyed("b") }, options);
-
-    const keyedShare = first.keyed! / first.plain!;
-    const githubShare = first.github! / first.plain20k!;
-    const largeShare = large.keyed! / first.keyed!;
-    const drift = large.keyed! / large.plain! / keyedShare;
-    const r = (n: number) => Math.round(n).toLocaleString("en");
-    console.log(
-      `${name.padEnd(10)} plain ingest ${r(first.plain!)}/s; with an Idempotency-Key ${r(first.keyed!)}/s ` +
-        `= ${pct(first.keyed!, first.plain!)} of plain (at least 85%)${keyedShare >= 0.85 ? "" : ": UNDER"}`,
-    );
-    console.log(
-      `${name.padEnd(10)} plain ingest of ${Buffer.byteLength(padded)} bytes ${r(first.plain20k!)}/s; /github signed ` +
-        `push of ${Buffer.byteLength(push)} bytes ${r(first.github!)}/s = ${pct(first.github!, first.plain20k!)} ` +
-        `(at least 70%)${githubShare >= 0.7 ? "" : ": UNDER"}`,
-    );
+    await measure(target, keyed("warm-large"), 1, options.concurrency);
+    const large = await sideBySide(target, { plain, keyed: keyed("b") }, options);
+    // Against the empty table: the keyed request's rate and CPU, and keyed/plain in each phase
+    // (plain ingest does not touch the table: what moves it is the machine).
+    const byRate = large.keyed!.rps / first.keyed!.rps;
+    const byCpu = totalCpu(first.keyed!) / totalCpu(large.keyed!);
+    const drift = large.keyed!.rps / large.plain!.rps / keyedShare.rate;
+    const largeShare = compared(large.keyed!, large.plain!);
+    const within = (x: number) => Math.abs(1 - x) <= 0.1;
     console.log(
       `${name.padEnd(10)} ${options.keys.toLocaleString("en")} keys seeded in ${seeded.toFixed(1)} s: with a key ` +
-        `${r(large.keyed!)}/s = ${pct(large.keyed!, first.keyed!)} of the empty table ` +
-        `(keyed/plain ${pct(large.keyed!, large.plain!)} against ${pct(first.keyed!, first.plain!)} before: ` +
-        `${pct(drift, 1)}) (within 10%)${Math.abs(1 - largeShare) <= 0.1 || Math.abs(1 - drift) <= 0.1 ? "" : ": OVER"}`,
+        `${pct(byRate, 1)} of the empty table by rate (${r(large.keyed!.rps)}/s), ${pct(byCpu, 1)} by CPU ` +
+        `(${cpuText(large.keyed!)}); keyed/plain ${pct(largeShare.rate, 1)} by rate, ` +
+        `${pct(largeShare.cpu, 1)} by CPU, against ${pct(keyedShare.rate, 1)} and ${pct(keyedShare.cpu, 1)} ` +
+        `before (${pct(drift, 1)}) (within 10%)` +
+        `${within(byCpu) && (within(byRate) || within(drift)) ? "" : ": OVER"}`,
     );
   } finally {
     await target.cleanup();
   }
 }
 
-export async function runInboundBench(options: InboundBenchOptions): Promise<void> {
-  const names: Target["name"][] = benchDatabaseUrl() ? ["SQLite", "PostgreSQL"] : ["SQLite"];
-  if (names.length === 1)
+export async function runInboundBench(
+  options: InboundBenchOptions,
+  /** "sqlite" or "postgres": that database only. */
+  only?: string,
+): Promise<void> {
+  let names: Target["name"][] = benchDatabaseUrl() ? ["SQLite", "PostgreSQL"] : ["SQLite"];
+  if (!benchDatabaseUrl())
     console.log("(PostgreSQL skipped: set PARLEY_TEST_DATABASE_URL or DATABASE_URL)");
+  if (only) names = names.filter((name) => name.toLowerCase().startsWith(only.toLowerCase()));
   for (const name of names) await runOn(name, options);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const { values } = parseArgs({ options: { quick: { type: "boolean" } } });
-  await runInboundBench(inboundOptionsFrom(values));
+  const { values } = parseArgs({
+    options: {
+      quick: { type: "boolean" },
+      rounds: { type: "string" },
+      seconds: { type: "string" },
+      keys: { type: "string" },
+      only: { type: "string" },
+    },
+  });
+  const number = (text: string | undefined) => (text === undefined ? undefined : Number(text));
+  await runInboundBench(
+    inboundOptionsFrom({
+      quick: values.quick,
+      rounds: number(values.rounds),
+      seconds: number(values.seconds),
+      keys: number(values.keys),
+    }),
+    values.only,
+  );
 }

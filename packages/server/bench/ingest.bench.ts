@@ -79,10 +79,11 @@ async function serveBare(): Promise<{ ready: Ready; close(): Promise<void> }> {
 }
 
 /**
- * An admin, a room, an inbound webhook posting into it, and one enabled outbound endpoint
- * subscribed to MESSAGE_CREATED (the dispatcher does not run: its rows stay queued).
+ * An admin, a room, an inbound webhook posting into it (with `signingSecret`, when given, for the
+ * signed senders), and one enabled outbound endpoint subscribed to MESSAGE_CREATED (the dispatcher
+ * does not run: its rows stay queued).
  */
-export async function createPostingFixtures(ctx: AppContext) {
+export async function createPostingFixtures(ctx: AppContext, options?: { signingSecret?: string }) {
   const now = Date.now();
   const admin = await ctx.db
     .insertInto("users")
@@ -107,7 +108,11 @@ export async function createPostingFixtures(ctx: AppContext) {
     })
     .returning("id")
     .executeTakeFirstOrThrow();
-  const hook = await createInboundWebhook(ctx, admin.id, { roomId: room.id, displayName: "CI" });
+  const hook = await createInboundWebhook(ctx, admin.id, {
+    roomId: room.id,
+    displayName: "CI",
+    ...(options?.signingSecret ? { signingSecret: options.signingSecret } : {}),
+  });
   await ctx.db
     .insertInto("webhooks")
     .values({
@@ -121,7 +126,7 @@ export async function createPostingFixtures(ctx: AppContext) {
     })
     .execute();
 
-  return { token: hook.token, id: hook.id, roomId: room.id };
+  return { token: hook.token, id: hook.id, roomId: room.id, adminId: admin.id };
 }
 
 /**

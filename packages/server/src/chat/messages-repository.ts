@@ -601,6 +601,67 @@ export const POST_MESSAGE_TYPES = [
   "text",
 ] as const;
 
+/**
+ * POST_MESSAGE_CTES for a post that must win a claim to be written (PostClaim in post-message.ts:
+ * an idempotency key): the message id is drawn first ("ids", one row when the checks pass), the
+ * claim's CTE `claim` (named "claimed", over "ids", at most one row: none when another request
+ * holds the claim) writes the claim with that id, and the message is inserted only when it was
+ * won. A lost claim writes nothing but the id drawn (a gap in the sequence). Parameters: the
+ * post's $1..$10 (postStatementValues), then the claim's.
+ */
+export function postMessageClaimedCtes(claim: string): string {
+  return `"room" as (select "deleted_at", "kind", "visibility" from "rooms" where "id" = $1::bigint),
+"allowed" as (
+  select 1 from "room"
+  where "deleted_at" is null
+    and ($2::bigint is null or exists (
+      select 1 from "room_members" where "room_id" = $1::bigint and "user_id" = $2::bigint))
+    and ($9::text is null or exists (
+      select 1 from "inbound_webhooks"
+      where "id" = $3::bigint and "token_hash" = $9::text and "enabled" = 1))),
+"ids" as (select nextval('"messages_id_seq"') as "id" from "allowed"),
+${claim},
+"message" as (
+  insert into "messages" ("id", "room_id", "sender_user_id", "inbound_webhook_id",
+    "sender_display_name", "sender_avatar_url", "content", "content_format", "moderation_status",
+    "created_at", "updated_at", "content_text")
+  select d."id", $1::bigint, $2::bigint, $3::bigint, $4::text, $5::text, $6::text, $7::text, 'none',
+    $8::bigint, $8::bigint, $10::text
+  from "ids" d
+  where exists (select 1 from "claimed")
+  returning "id", "created_at"),
+"emitting" as (select "id" from "message")`;
+}
+
+/** POST_MESSAGE_ANSWER, and whether the checks passed but the claim was lost (nothing written). */
+export const POST_MESSAGE_CLAIMED_ANSWER = `${POST_MESSAGE_ANSWER},
+  (exists (select 1 from "allowed") and not exists (select 1 from "claimed")) as "claim_lost"`;
+
+/**
+ * The combined form of postMessageClaimedCtes (see POST_MESSAGE_BATCH_CTES): the same checks per
+ * post, an id drawn for each post whose checks pass, then the claims' CTEs `claims` over "ids"
+ * (ord, id) and "input", ending with "won" (ord, id): the posts whose claim was won, and only
+ * those are inserted. "input" has POST_MESSAGE_COLUMNS, then the claim's columns.
+ */
+export function postMessageClaimedBatchCtes(claims: string): string {
+  return `${POST_MESSAGE_BATCH_CTES.slice(0, POST_MESSAGE_BATCH_CTES.indexOf('"message" as ('))}${claims},
+"message" as (
+  insert into "messages" ("id", "room_id", "sender_user_id", "inbound_webhook_id",
+    "sender_display_name", "sender_avatar_url", "content", "content_format", "moderation_status",
+    "created_at", "updated_at", "content_text")
+  select w."id", i."room_id", i."sender_user_id", i."inbound_webhook_id", i."sender_display_name",
+    i."sender_avatar_url", i."content", i."content_format", 'none', i."created_at", i."created_at",
+    i."content_text"
+  from "won" w join "input" i on i."ord" = w."ord"
+  returning "id", "created_at"),
+"emitting" as (select "ord", "id" from "won")`;
+}
+
+/** The answer of postMessageClaimedBatchCtes: POST_MESSAGE_BATCH_ANSWER's columns and "claim_lost". */
+export const POST_MESSAGE_CLAIMED_BATCH_ANSWER = `select c."ord", c."room_open", m."id", m."created_at",
+    (c."allowed" and w."ord" is null) as "claim_lost"
+  from "checked" c left join "won" w on w."ord" = c."ord" left join "message" m on m."id" = w."id"`;
+
 /** The values of POST_MESSAGE_CTES, in order (a top-level post: replies take the transaction). */
 export function postStatementValues(
   message: Omit<NewMessage, "moderation_status" | "thread_id">,

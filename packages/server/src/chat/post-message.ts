@@ -1,10 +1,13 @@
 import { MAX_MESSAGE_FILES } from "@parley/client/wire";
+import type { Kysely } from "kysely";
 import type { AppContext } from "../app-context.js";
 import type { RequestTrace } from "../tracing/request-trace.js";
 import { writesInOneStatement } from "../db/dialect.js";
+import type { Database } from "../db/schema.js";
 import type { StatementUnit } from "../db/unit-of-work.js";
 import { AppError } from "../errors/app-error.js";
 import { eventData } from "../events/event-catalogue.js";
+import { STATEMENT_HOLE } from "../events/outbox.js";
 import type { ModerationStatus } from "../safety/moderation/moderation-decision.js";
 import { attachFiles } from "./files-repository.js";
 import { flagForModeration } from "./flag-for-moderation.js";
@@ -19,6 +22,10 @@ import {
   POST_MESSAGE_COLUMNS,
   POST_MESSAGE_TYPES,
   POST_MESSAGE_CTES,
+  POST_MESSAGE_CLAIMED_ANSWER,
+  POST_MESSAGE_CLAIMED_BATCH_ANSWER,
+  postMessageClaimedBatchCtes,
+  postMessageClaimedCtes,
   postStatementValues,
   type NewMessage,
   type PostMessageAnswer,
@@ -45,6 +52,35 @@ export type MessageSender =
       tokenHash?: string;
     };
 
+/**
+ * A claim the post writes in its own unit of work, and must win to be written at all: an inbound
+ * webhook's idempotency key with the answer it keeps (webhooks/inbound/idempotency/). Lost
+ * (another request holds it), the post writes nothing and throws `lost()`.
+ */
+export interface PostClaim {
+  /**
+   * In the post's transaction, once the message row is written: writes the claim; false when it
+   * is lost (the transaction then rolls back).
+   */
+  keep(db: Kysely<Database>, posted: PostedMessage): Promise<boolean>;
+  /**
+   * The claim in the post's single statement (PostgreSQL), for the post as `posted` describes it
+   * (its id STATEMENT_HOLE, known only to the statement); undefined when it cannot be written so
+   * (the post then takes the transaction).
+   */
+  statement(posted: PostedMessage): ClaimStatement | undefined;
+  lost(): Error;
+}
+
+/** A PostClaim's part of the post's statement (see postMessageClaimedCtes). */
+export interface ClaimStatement {
+  /** Its CTE "claimed", over "ids", its parameters from `first`; a fixed text. */
+  cte(first: number): string;
+  values: unknown[];
+  /** Its columns in the combined form's "input", their types, and its CTEs, ending with "won". */
+  combined: { columns: ReadonlyArray<string>; types: ReadonlyArray<string>; ctes: string };
+}
+
 export interface PostMessageInput {
   roomId: number;
   /** Unvalidated: checked here by the content rules, so every path answers the same codes. */
@@ -66,6 +102,8 @@ export interface PostMessageInput {
    * route; absent: the trace carried by the request's context, if any (request-trace.ts).
    */
   trace?: RequestTrace | undefined;
+  /** A claim the post must win, written with it (an idempotency key); absent: none. */
+  claim?: PostClaim | undefined;
 }
 
 export interface PostedMessage {
@@ -168,10 +206,17 @@ export async function postMessage(
     writesInOneStatement(ctx.database.dialect)
   ) {
     const now = ctx.now();
-    return ctx.database.statement({
-      ...postStatement(input, postStatementValues(row(now), tokenHash), now),
-      trace: input.trace,
+    const claim = input.claim?.statement({
+      id: STATEMENT_HOLE,
+      roomId: input.roomId,
+      createdAt: now,
+      moderationStatus: "none",
     });
+    if (!input.claim || claim)
+      return ctx.database.statement({
+        ...postStatement(input, postStatementValues(row(now), tokenHash), now, claim),
+        trace: input.trace,
+      });
   }
 
   return ctx.database.transaction(async (tx) => {
@@ -200,6 +245,14 @@ export async function postMessage(
       moderation_status: moderation?.status ?? "none",
       thread_id: threadId,
     });
+    const posted: PostedMessage = {
+      id: message.id,
+      roomId: input.roomId,
+      createdAt: message.created_at,
+      moderationStatus: moderation?.status ?? "none",
+    };
+    // Lost: the transaction rolls back, the message with it.
+    if (input.claim && !(await input.claim.keep(tx.db, posted))) throw input.claim.lost();
     // Each file goes with one message: taken in one statement, so a second post naming it finds
     // it carried already (and the whole post rolls back).
     if (
@@ -247,37 +300,50 @@ export async function postMessage(
         now,
       });
     }
-    return {
-      id: message.id,
-      roomId: input.roomId,
-      createdAt: message.created_at,
-      moderationStatus: moderation?.status ?? "none",
-    };
+    return posted;
   }, input.trace);
 }
 
 /**
  * The post as one statement (PostgreSQL, see ParleyDatabase.statement), for `values` =
- * postStatementValues. test/unit/chat/post-statement.test.ts prints the SQL it assembles to.
+ * postStatementValues, with the claim it must win when there is one (postMessageClaimedCtes).
+ * test/unit/chat/post-statement.test.ts prints the SQL it assembles to.
  */
 export function postStatement(
   input: PostMessageInput,
   values: unknown[],
   now: number,
-): StatementUnit<PostMessageAnswer, PostedMessage> {
+  claim?: ClaimStatement,
+): StatementUnit<PostMessageAnswer & { claim_lost?: boolean }, PostedMessage> {
   const sender = input.sender;
   const senderId = sender.type === "user" ? sender.userId : null;
+  const form = claim
+    ? {
+        name: "parley_post_message_claimed",
+        ctes: postMessageClaimedCtes(claim.cte(values.length + 1)),
+        values: [...values, ...claim.values],
+        answer: POST_MESSAGE_CLAIMED_ANSWER,
+        combined: {
+          columns: [...POST_MESSAGE_COLUMNS, ...claim.combined.columns],
+          types: [...POST_MESSAGE_TYPES, ...claim.combined.types],
+          ctes: postMessageClaimedBatchCtes(claim.combined.ctes),
+          answer: POST_MESSAGE_CLAIMED_BATCH_ANSWER,
+        },
+      }
+    : {
+        name: "parley_post_message",
+        ctes: POST_MESSAGE_CTES,
+        values,
+        answer: POST_MESSAGE_ANSWER,
+        combined: {
+          columns: POST_MESSAGE_COLUMNS,
+          types: POST_MESSAGE_TYPES,
+          ctes: POST_MESSAGE_BATCH_CTES,
+          answer: POST_MESSAGE_BATCH_ANSWER,
+        },
+      };
   return {
-    name: "parley_post_message",
-    ctes: POST_MESSAGE_CTES,
-    values,
-    answer: POST_MESSAGE_ANSWER,
-    combined: {
-      columns: POST_MESSAGE_COLUMNS,
-      types: POST_MESSAGE_TYPES,
-      ctes: POST_MESSAGE_BATCH_CTES,
-      answer: POST_MESSAGE_BATCH_ANSWER,
-    },
+    ...form,
     emit: {
       event: "MESSAGE_CREATED",
       data: (messageId) =>
@@ -292,6 +358,8 @@ export function postStatement(
         }),
     },
     settle(answer) {
+      // The checks passed, and another request holds the claim: nothing was written.
+      if (answer.claim_lost) throw input.claim!.lost();
       if (answer.id === null || answer.created_at === null) {
         if (answer.room_open && sender.type === "user")
           throw new AppError("not_a_member", `you are not a member of room ${input.roomId}`);

@@ -30,11 +30,14 @@ import {
   readDiscordMessage,
   resolveDiscordTarget,
 } from "./discord-webhook.js";
+import type { KeptAnswer } from "./idempotency/run-idempotent.js";
 import {
   checkIngestEditable,
   deleteIngestMessage,
   editIngestMessage,
   ingestMessage,
+  type IngestAnswer,
+  type IngestOnce,
 } from "./ingest.js";
 import { answerOnce, keptJson, RAW_BODY } from "./ingest-request.js";
 
@@ -327,14 +330,8 @@ export const discordRoutes: FastifyPluginAsync<{ ctx: AppContext; bodyLimit: num
       const overrides = target.allowOverrides
         ? { displayName: message.username, avatarUrl: message.avatarUrl }
         : {};
-      const post = async () => {
-        const posted = await ingestMessage(ctx, target, {
-          content: message.content,
-          contentFormat: "markdown",
-          threadId,
-          ...overrides,
-        });
-        return discordMessageObject(target, {
+      const sent = (posted: IngestAnswer) =>
+        discordMessageObject(target, {
           id: posted.messageId,
           roomId: target.roomId,
           content: message.content!,
@@ -342,15 +339,22 @@ export const discordRoutes: FastifyPluginAsync<{ ctx: AppContext; bodyLimit: num
           editedAt: null,
           authorName: overrides.displayName ?? target.displayName,
         });
-      };
+      const post = (once?: IngestOnce) =>
+        ingestMessage(
+          ctx,
+          target,
+          { content: message.content, contentFormat: "markdown", threadId, ...overrides },
+          once,
+        );
       // Without a key, the common case, the answer is serialized by the route's schema as usual.
       if (request.headers["idempotency-key"] === undefined) {
-        const sent = await post();
-        return wait ? sent : reply.code(204).send();
+        const posted = await post();
+        return wait ? sent(posted) : reply.code(204).send();
       }
-      return answerOnce(ctx, request, reply, target, async () => {
-        const sent = await post();
-        return wait ? keptJson(200, sent) : { status: 204, headers: {}, body: null };
+      return answerOnce(ctx, request, reply, target, async (claim) => {
+        const answer = (posted: IngestAnswer): KeptAnswer =>
+          wait ? keptJson(200, sent(posted)) : { status: 204, headers: {}, body: null };
+        return answer(await post(claim && { claim, answer }));
       });
     },
   );

@@ -4,6 +4,7 @@ import { AppError } from "../../errors/app-error.js";
 import { readIdempotencyKey } from "./idempotency/idempotency-key.js";
 import {
   runIdempotent,
+  type IdempotencyClaim,
   type IdempotencyKind,
   type KeptAnswer,
 } from "./idempotency/run-idempotent.js";
@@ -106,20 +107,21 @@ export function keptJson(status: number, value: unknown): KeptAnswer {
 /**
  * Answers the request through `work` at most once per key (docs/inbound-webhooks.md,
  * "Idempotency"): the sender's own event id when the route has one (`senderKey`), else the
- * Idempotency-Key header; without either, `work` simply runs. A replay answers the first
- * answer with `Idempotent-Replayed: true`.
+ * Idempotency-Key header; without either, `work` simply runs (its claim undefined). `work` posts
+ * with the claim it gets (ingestMessage's `once`), so the claim, the post and the kept answer are
+ * one unit of work. A replay answers the first answer with `Idempotent-Replayed: true`.
  */
 export async function answerOnce(
   ctx: AppContext,
   request: FastifyRequest,
   reply: FastifyReply,
   target: { id: number },
-  work: () => Promise<KeptAnswer>,
+  work: (claim: IdempotencyClaim | undefined) => Promise<KeptAnswer>,
   senderKey?: { kind: IdempotencyKind; key: string },
 ): Promise<FastifyReply> {
   const headerKey = readIdempotencyKey(request.headers["idempotency-key"]);
   const key = senderKey ?? (headerKey === undefined ? undefined : { kind: "key", key: headerKey });
-  if (key === undefined) return sendKept(reply, await work(), false);
+  if (key === undefined) return sendKept(reply, await work(undefined), false);
   const { answer, replayed } = await runIdempotent(
     ctx,
     {

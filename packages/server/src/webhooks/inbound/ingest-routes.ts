@@ -21,6 +21,8 @@ import {
   editIngestMessage,
   ingestMessage,
   resolveIngestTarget,
+  type IngestAnswer,
+  type IngestOnce,
 } from "./ingest.js";
 import type { KeptAnswer } from "./idempotency/run-idempotent.js";
 import { discordRoutes } from "./discord-routes.js";
@@ -183,16 +185,19 @@ export const ingestRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
     },
     async (request, reply) => {
       const target = await resolveIngestTarget(ctx, lookupHash(request));
-      const post = async () => {
+      const post = async (once?: IngestOnce) => {
         // The same rules and codes as a member's post; the schema adds nothing they do not check.
         const { content, format } = validateMessageBody(request.body);
         if (request.validationError) throw request.validationError;
         const threadId = (request.body as { threadId?: unknown }).threadId;
-        return ingestMessage(ctx, target, { content, contentFormat: format, threadId });
+        return ingestMessage(ctx, target, { content, contentFormat: format, threadId }, once);
       };
       // Without a key, the common case, the answer is serialized by the route's schema as usual.
       if (request.headers["idempotency-key"] === undefined) return post();
-      return answerOnce(ctx, request, reply, target, async () => keptJson(200, await post()));
+      return answerOnce(ctx, request, reply, target, async (claim) => {
+        const answer = (posted: IngestAnswer) => keptJson(200, posted);
+        return answer(await post(claim && { claim, answer }));
+      });
     },
   );
 
@@ -297,15 +302,20 @@ export const ingestRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
       },
       async (request, reply) => {
         const target = await resolveIngestTarget(ctx, lookupHash(request));
-        return answerOnce(ctx, request, reply, target, async () => {
+        return answerOnce(ctx, request, reply, target, async (claim) => {
           const message = slackPayloadToMessage(readSlackPayload(request.body));
-          await ingestMessage(ctx, target, {
-            content: message.content,
-            contentFormat: "markdown",
-            ...(target.allowOverrides
-              ? { displayName: message.username, avatarUrl: message.iconUrl }
-              : {}),
-          });
+          await ingestMessage(
+            ctx,
+            target,
+            {
+              content: message.content,
+              contentFormat: "markdown",
+              ...(target.allowOverrides
+                ? { displayName: message.username, avatarUrl: message.iconUrl }
+                : {}),
+            },
+            claim && { claim, answer: () => SLACK_OK },
+          );
           return SLACK_OK;
         });
       },

@@ -2,9 +2,10 @@ import type { IngestEditResult, IngestResult } from "@parley/client/wire";
 import type { AppContext } from "../../app-context.js";
 import { deleteMessage } from "../../chat/delete-message.js";
 import { checkMessageEditable, editMessage, type MessageEditor } from "../../chat/edit-message.js";
-import { postMessage } from "../../chat/post-message.js";
+import { postMessage, type PostedMessage } from "../../chat/post-message.js";
 import { AppError, isAppError } from "../../errors/app-error.js";
 import { isoTime } from "../../events/event-catalogue.js";
+import type { IdempotencyClaim, KeptAnswer } from "./idempotency/run-idempotent.js";
 import { findIngestTarget, type IngestTarget } from "./inbound-repository.js";
 
 export interface IngestMessage {
@@ -20,6 +21,20 @@ export interface IngestMessage {
 
 /** What a post answers: the wire's IngestResult. */
 export type IngestAnswer = IngestResult;
+
+/**
+ * A keyed request's post: the idempotency claim it must win, written with it, and the answer the
+ * request gives for the post (kept with the claim, for replays).
+ */
+export interface IngestOnce {
+  claim: IdempotencyClaim;
+  answer: (posted: IngestAnswer) => KeptAnswer;
+}
+
+const answerOf = (posted: PostedMessage): IngestAnswer => ({
+  messageId: posted.id,
+  timestamp: isoTime(posted.createdAt),
+});
 
 /**
  * The one answer for every token that cannot post: unknown, disabled, rotated away, deleted, or
@@ -82,12 +97,14 @@ export async function resolveIngestTarget(
 
 /**
  * Posts through the same postMessage() as every other path: validation, DLP, sanitization,
- * moderation, and the message with its MESSAGE_CREATED in one transaction.
+ * moderation, and the message with its MESSAGE_CREATED in one transaction; with `once`, its
+ * idempotency claim and kept answer in the same unit of work.
  */
 export async function ingestMessage(
   ctx: AppContext,
   target: ResolvedIngestTarget,
   message: IngestMessage,
+  once?: IngestOnce,
 ): Promise<IngestAnswer> {
   try {
     const posted = await postMessage(ctx, {
@@ -102,8 +119,9 @@ export async function ingestMessage(
         avatarUrl: message.avatarUrl !== undefined ? message.avatarUrl : target.avatarUrl,
         tokenHash: target.tokenHash,
       },
+      claim: once?.claim.post((posted) => once.answer(answerOf(posted))),
     });
-    return { messageId: posted.id, timestamp: isoTime(posted.createdAt) };
+    return answerOf(posted);
   } catch (error) {
     // The room was deleted, or the token disabled, rotated or deleted, since the lookup: answer as
     // for any dead token.

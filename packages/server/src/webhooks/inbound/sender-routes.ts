@@ -11,7 +11,12 @@ import { openSecret } from "../../config/secret-box.js";
 import { AppError } from "../../errors/app-error.js";
 import { problemSchema } from "../../http/schemas.js";
 import type { KeptAnswer } from "./idempotency/run-idempotent.js";
-import { ingestMessage, type ResolvedIngestTarget, resolveIngestTarget } from "./ingest.js";
+import {
+  ingestMessage,
+  type IngestAnswer,
+  type ResolvedIngestTarget,
+  resolveIngestTarget,
+} from "./ingest.js";
 import {
   answerOnce,
   keptJson,
@@ -158,15 +163,19 @@ export const senderRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
         request,
         reply,
         target,
-        async () => {
+        async (claim) => {
           if (event === "ping") return NOTHING_POSTED();
           const outcome = githubMessage(event, payload);
           if (outcome.kind === "ignored") return NOTHING_POSTED({ "parley-ignored": outcome.name });
-          const posted = await ingestMessage(ctx, target, {
-            content: outcome.content,
-            contentFormat: "markdown",
-          });
-          return keptJson(200, posted);
+          const answer = (posted: IngestAnswer) => keptJson(200, posted);
+          return answer(
+            await ingestMessage(
+              ctx,
+              target,
+              { content: outcome.content, contentFormat: "markdown" },
+              claim && { claim, answer },
+            ),
+          );
         },
         delivery === undefined ? undefined : { kind: "github-delivery", key: delivery },
       );
@@ -212,14 +221,17 @@ export const senderRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
         request,
         reply,
         target,
-        async () =>
-          keptJson(
-            200,
-            await ingestMessage(ctx, target, {
-              content: stripeMessage(event),
-              contentFormat: "markdown",
-            }),
-          ),
+        async (claim) => {
+          const answer = (posted: IngestAnswer) => keptJson(200, posted);
+          return answer(
+            await ingestMessage(
+              ctx,
+              target,
+              { content: stripeMessage(event), contentFormat: "markdown" },
+              claim && { claim, answer },
+            ),
+          );
+        },
         { kind: "stripe-event", key: id },
       );
     },

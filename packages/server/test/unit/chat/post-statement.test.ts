@@ -1,11 +1,19 @@
 import { describe, expect, it } from "vitest";
-import { postStatement } from "../../../src/chat/post-message.js";
+import { postStatement, type ClaimStatement } from "../../../src/chat/post-message.js";
 import { postStatementValues } from "../../../src/chat/messages-repository.js";
 import { combinedStatementOf, statementOf } from "../../../src/db/unit-of-work.js";
 import { EVENT_AUDIENCE } from "../../../src/events/event-catalogue.js";
 import { EventSpine } from "../../../src/events/event-spine.js";
 import { streamNotification, STREAM_CHANNEL } from "../../../src/realtime/postgres-bus.js";
 import { preparedFor } from "../../../src/webhooks/outbound/delivery-engine/queue-deliveries.js";
+import {
+  IDEMPOTENCY_CLAIM_COLUMNS,
+  IDEMPOTENCY_CLAIM_TYPES,
+  idempotencyClaimBatchCtes,
+  idempotencyClaimCte,
+  idempotencyClaimValues,
+} from "../../../src/webhooks/inbound/idempotency/idempotency-repository.js";
+import { IDEMPOTENCY_ABANDONED_AFTER_MS } from "../../../src/webhooks/inbound/idempotency/run-idempotent.js";
 
 /**
  * The SQL a post runs, as a reviewer reads it: on PostgreSQL the one statement assembled from
@@ -46,6 +54,28 @@ const values = postStatementValues(
   null,
 );
 
+/** An Idempotency-Key's claim, kept with the post's answer (webhooks/inbound/idempotency/). */
+const claim: ClaimStatement = {
+  cte: (first) => idempotencyClaimCte(first, IDEMPOTENCY_ABANDONED_AFTER_MS),
+  values: idempotencyClaimValues(
+    {
+      inboundWebhookId: 4,
+      keyHash: "k".repeat(64),
+      bodyHash: "b".repeat(64),
+      now: NOW,
+      expiresAt: NOW + 86_400_000,
+      status: 200,
+      headers: "{}",
+    },
+    { prefix: '{"messageId":', suffix: "}" },
+  ),
+  combined: {
+    columns: IDEMPOTENCY_CLAIM_COLUMNS,
+    types: IDEMPOTENCY_CLAIM_TYPES,
+    ctes: idempotencyClaimBatchCtes(IDEMPOTENCY_ABANDONED_AFTER_MS),
+  },
+};
+
 describe("the post statement", () => {
   it("on postgres, one post", async () => {
     const unit = postStatement(input, values, NOW);
@@ -61,6 +91,28 @@ describe("the post statement", () => {
     ]);
     await expect(`${text}\n`).toMatchFileSnapshot(
       "__snapshots__/post-statement.postgres-combined.sql",
+    );
+  });
+
+  it("on postgres, one post with its idempotency claim", async () => {
+    const unit = postStatement(input, values, NOW, claim);
+    const { text } = statementOf(unit, postgresSpine(), new Map(), undefined);
+    await expect(`${text}\n`).toMatchFileSnapshot(
+      "__snapshots__/post-statement.postgres-claimed.sql",
+    );
+  });
+
+  it("on postgres, posts with their idempotency claims combined", async () => {
+    const units = [
+      postStatement(input, values, NOW, claim),
+      postStatement(input, values, NOW, claim),
+    ];
+    const { text } = combinedStatementOf(units as never, postgresSpine(), new Map(), [
+      undefined,
+      undefined,
+    ]);
+    await expect(`${text}\n`).toMatchFileSnapshot(
+      "__snapshots__/post-statement.postgres-claimed-combined.sql",
     );
   });
 

@@ -1,22 +1,28 @@
 import crypto from "node:crypto";
 import type { AppContext } from "../../../app-context.js";
-import { AppError } from "../../../errors/app-error.js";
+import type { PostClaim, PostedMessage } from "../../../chat/post-message.js";
+import { AppError, isAppError } from "../../../errors/app-error.js";
 import {
-  completeIdempotencyClaim,
   findIdempotencyRow,
-  insertIdempotencyClaim,
-  releaseIdempotencyClaim,
-  takeOverIdempotencyClaim,
-  type ClaimValues,
+  IDEMPOTENCY_CLAIM_COLUMNS,
+  IDEMPOTENCY_CLAIM_TYPES,
+  idempotencyClaimBatchCtes,
+  idempotencyClaimCte,
+  idempotencyClaimValues,
+  keepIdempotencyClaim,
+  type IdempotencyRow,
+  type KeptClaim,
 } from "./idempotency-repository.js";
 
 /** How long a key is kept: another request with it within this time is a replay (DESIGN s. 6). */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
 /**
- * How long a claim may stay in flight before another request with the key may take it over: the
- * process that claimed it died mid-request (a live request ends long before, bounded by the
- * database time-out). Until then its retries answer 409 idempotency_key_in_use.
+ * How long a request may stay in flight with its key before another request with the key may run
+ * in its place: the first is stuck (a live request ends long before, bounded by the database
+ * time-out). Until then its duplicates in this process answer 409 idempotency_key_in_use. Also
+ * how long a claim row written without its answer (by releases before the claim and the post
+ * became one unit of work) holds its key.
  */
 export const IDEMPOTENCY_ABANDONED_AFTER_MS = 2 * 60 * 1000;
 
@@ -46,8 +52,17 @@ export interface KeptAnswer {
 
 export interface IdempotentResult {
   answer: KeptAnswer;
-  /** True when `answer` is the first request's, replayed: the work did not run. */
+  /** True when `answer` is the first request's, replayed: nothing of this request was written. */
   replayed: boolean;
+}
+
+/**
+ * What the work of a keyed request gets: the claim its post must win (postMessage's `claim`),
+ * written with the answer the post gives, in the post's own unit of work.
+ */
+export interface IdempotencyClaim {
+  /** The claim for the post whose answer is `answer(posted)`. */
+  post(answer: (posted: PostedMessage) => KeptAnswer): PostClaim;
 }
 
 const sha256 = (data: string | Uint8Array) =>
@@ -73,91 +88,204 @@ function keyReused(): AppError {
   );
 }
 
-function replay(row: {
-  status: number;
-  answer_headers: string | null;
-  answer_body: string | null;
-}) {
+/** Thrown by a post whose claim another request holds: it wrote nothing. */
+class ClaimLost extends Error {
+  constructor() {
+    super("another request holds this idempotency key");
+  }
+}
+
+const is2xx = (status: number) => status >= 200 && status < 300;
+
+/**
+ * The answer's body as its text around the message id, which only the post's statement knows:
+ * the answer rendered for two ids that share no first and no last digit, and what the two have
+ * in common before and after. Undefined when the id is not there once (the post then takes its
+ * transaction, where the id is known).
+ */
+const HOLE_IDS = [9_007_199_254_740_991, 8_888_888_888_888_888] as const;
+function bodyAroundId(
+  answer: (posted: PostedMessage) => KeptAnswer,
+  posted: PostedMessage,
+): { prefix: string; suffix: string } | null | undefined {
+  const a = answer({ ...posted, id: HOLE_IDS[0] }).body;
+  const b = answer({ ...posted, id: HOLE_IDS[1] }).body;
+  if (a === null || b === null) return a === b ? null : undefined;
+  let start = 0;
+  while (start < a.length && a[start] === b[start]) start++;
+  let end = 0;
+  while (end < a.length - start && a[a.length - 1 - end] === b[b.length - 1 - end]) end++;
+  const prefix = a.slice(0, start);
+  const suffix = a.slice(a.length - end);
+  return a === `${prefix}${HOLE_IDS[0]}${suffix}` && b === `${prefix}${HOLE_IDS[1]}${suffix}`
+    ? { prefix, suffix }
+    : undefined;
+}
+
+/** The claim as written with `answer`. */
+function keptClaim(
+  claim: Omit<KeptClaim, "status" | "headers" | "body">,
+  answer: KeptAnswer,
+): KeptClaim {
   return {
-    status: row.status,
-    headers: row.answer_headers ? (JSON.parse(row.answer_headers) as Record<string, string>) : {},
-    body: row.answer_body,
+    ...claim,
+    status: answer.status,
+    headers: JSON.stringify(answer.headers),
+    body: answer.body,
   };
 }
 
-/** Claims the key, or answers what a request that cannot run gets (a replay, 409 or 422). */
-async function claim(
-  ctx: Pick<AppContext, "db">,
-  values: ClaimValues,
-): Promise<KeptAnswer | "claimed"> {
-  const { db } = ctx;
-  const abandonedBefore = values.now - IDEMPOTENCY_ABANDONED_AFTER_MS;
-  // A few rounds at most: each lost race means another request changed the row meanwhile (freed
-  // it, or took it over); the next read sees what it did.
-  for (let round = 0; round < 5; round++) {
-    if (await insertIdempotencyClaim(db, values)) return "claimed";
-    const row = await findIdempotencyRow(db, values.inboundWebhookId, values.keyHash);
-    if (!row) continue; // freed (the first request was refused) since the insert
-    const expired = row.expires_at <= values.now;
-    if (!expired) {
-      if (row.body_hash !== values.bodyHash) throw keyReused();
-      if (row.status !== null) return replay({ ...row, status: row.status });
-      if (row.claimed_at >= abandonedBefore) throw keyInUse();
-    }
-    if (await takeOverIdempotencyClaim(db, { ...values, abandonedBefore })) return "claimed";
-  }
-  throw keyInUse();
+/** The claim a post of this request writes (see IdempotencyClaim). */
+function claimForPost(
+  claim: Omit<KeptClaim, "status" | "headers" | "body">,
+  answer: (posted: PostedMessage) => KeptAnswer,
+  used: () => void,
+): PostClaim {
+  used();
+  return {
+    keep: (db, posted) =>
+      keepIdempotencyClaim(db, keptClaim(claim, answer(posted)), IDEMPOTENCY_ABANDONED_AFTER_MS),
+    statement(posted) {
+      const body = bodyAroundId(answer, posted);
+      if (body === undefined) return undefined;
+      const template = answer(posted);
+      return {
+        cte: (first) => idempotencyClaimCte(first, IDEMPOTENCY_ABANDONED_AFTER_MS),
+        values: idempotencyClaimValues(keptClaim(claim, template), body),
+        combined: {
+          columns: IDEMPOTENCY_CLAIM_COLUMNS,
+          types: IDEMPOTENCY_CLAIM_TYPES,
+          ctes: idempotencyClaimBatchCtes(IDEMPOTENCY_ABANDONED_AFTER_MS),
+        },
+      };
+    },
+    lost: () => new ClaimLost(),
+  };
+}
+
+function replay(row: IdempotencyRow & { status: number }): IdempotentResult {
+  return {
+    answer: {
+      status: row.status,
+      headers: row.answer_headers ? (JSON.parse(row.answer_headers) as Record<string, string>) : {},
+      body: row.answer_body,
+    },
+    replayed: true,
+  };
 }
 
 /**
- * Runs `work` at most once per (inbound webhook, kind, key) within IDEMPOTENCY_TTL_MS, across
- * restarts and processes (the claim is a database row: see idempotency-repository.ts).
+ * What the key's row says to a request that did not win it: the first answer (a replay), 422 for
+ * other body bytes, 409 while an older release's claim is in flight; undefined when the key may
+ * be claimed (no row, or one that may be taken over).
+ */
+function answerOfRow(
+  row: IdempotencyRow | undefined,
+  claim: Omit<KeptClaim, "status" | "headers" | "body">,
+): IdempotentResult | undefined {
+  if (!row || row.expires_at <= claim.now) return undefined;
+  if (row.body_hash !== claim.bodyHash) throw keyReused();
+  if (row.status !== null) return replay({ ...row, status: row.status });
+  if (row.claimed_at >= claim.now - IDEMPOTENCY_ABANDONED_AFTER_MS) throw keyInUse();
+  return undefined;
+}
+
+/** The requests in flight in this process, by webhook and key hash (per database). */
+interface InFlight {
+  since: number;
+  bodyHash: string;
+}
+const inFlightByDatabase = new WeakMap<AppContext["db"], Map<string, InFlight>>();
+
+/**
+ * Runs `work` so that what it writes is written at most once per (inbound webhook, kind, key)
+ * within IDEMPOTENCY_TTL_MS, across restarts and processes; answers the first answer to every
+ * later request with the key.
  *
- * - The first request claims the key, runs `work`, and keeps its answer if it is 2xx; any other
- *   answer, or a throw, frees the key, so the sender may retry with it.
+ * The claim is one row (idempotency-repository.ts), written with the answer it keeps in the unit of
+ * work of what it answers: the post made with `claim.post(answer)` (one transaction; on
+ * PostgreSQL one statement, group-committed with the posts that arrive with it), or, for work
+ * that posts nothing (a ping answered 204), the kept answer alone. So only what committed is
+ * kept: a request refused, or whose process dies, leaves nothing, and a retry runs afresh.
+ *
+ * - The first request's work runs and its answer is kept if it is 2xx; any other answer, or a
+ *   throw, writes no claim, so the sender may retry with the key.
  * - A later request with the key and the same body answers the kept answer (`replayed: true`)
- *   without running `work`; with another body, 422 idempotency_key_reused; while the first is in
- *   flight, 409 idempotency_key_in_use (thrown as AppError, for the caller to answer in its shape).
- *
- * Exactly once holds for concurrent and repeated requests; a process that dies between the post
- * and keeping its answer leaves a claim that a retry takes over after
- * IDEMPOTENCY_ABANDONED_AFTER_MS (and posts again).
+ *   and writes nothing; with another body, 422 idempotency_key_reused. Its work runs first (a
+ *   replay's checks run again, and its post, which loses the claim, writes nothing): a key is
+ *   looked up only when it is lost, so the first request pays no extra round trip.
+ * - While a request with the key is in flight in this process, another answers 409
+ *   idempotency_key_in_use at once. A duplicate in another process runs its work; its claim then
+ *   waits for the first's unit of work to end, and answers the first answer once it committed.
+ *   Either way, one request posts. (AppErrors are thrown, for the caller to answer in its shape.)
  */
 export async function runIdempotent(
   ctx: Pick<AppContext, "db" | "now">,
   request: IdempotentRequest,
-  work: () => Promise<KeptAnswer>,
+  work: (claim: IdempotencyClaim) => Promise<KeptAnswer>,
 ): Promise<IdempotentResult> {
   const keyHash = idempotencyKeyHash(request.kind, request.key);
   const now = ctx.now();
-  const values: ClaimValues = {
+  const claim = {
     inboundWebhookId: request.inboundWebhookId,
     keyHash,
     bodyHash: request.body === null ? keyHash : sha256(request.body),
     now,
     expiresAt: now + IDEMPOTENCY_TTL_MS,
   };
-  const claimed = await claim(ctx, values);
-  if (claimed !== "claimed") return { answer: claimed, replayed: true };
 
-  const mine = { inboundWebhookId: request.inboundWebhookId, keyHash, claimedAt: now };
-  let answer: KeptAnswer;
+  let inFlight = inFlightByDatabase.get(ctx.db);
+  if (!inFlight) inFlightByDatabase.set(ctx.db, (inFlight = new Map()));
+  const flightKey = `${request.inboundWebhookId}/${keyHash}`;
+  const other = inFlight.get(flightKey);
+  if (other && other.since >= now - IDEMPOTENCY_ABANDONED_AFTER_MS) {
+    if (other.bodyHash !== claim.bodyHash) throw keyReused();
+    throw keyInUse();
+  }
+  const mine: InFlight = { since: now, bodyHash: claim.bodyHash };
+  inFlight.set(flightKey, mine);
   try {
-    answer = await work();
-  } catch (error) {
-    await releaseIdempotencyClaim(ctx.db, mine).catch(() => undefined);
-    throw error;
+    // A few rounds at most: each lost claim whose row is gone means the request that held it
+    // rolled back meanwhile; the next round claims again.
+    for (let round = 0; round < 5; round++) {
+      let posted = false;
+      let answer: KeptAnswer;
+      try {
+        answer = await work({
+          post: (answerOf) => claimForPost(claim, answerOf, () => (posted = true)),
+        });
+      } catch (error) {
+        if (!(error instanceof ClaimLost)) {
+          // Refused. A retry of a request that was answered already gets that answer even when
+          // it would be refused now (its content rules changed, say); else the refusal.
+          if (isAppError(error) && error.code !== "not_found") {
+            const row = await findIdempotencyRow(ctx.db, request.inboundWebhookId, keyHash);
+            const kept = answerOfRow(row, claim);
+            if (kept) return kept;
+          }
+          throw error;
+        }
+        const row = await findIdempotencyRow(ctx.db, request.inboundWebhookId, keyHash);
+        const kept = answerOfRow(row, claim);
+        if (kept) return kept;
+        continue;
+      }
+      if (!is2xx(answer.status) || posted) return { answer, replayed: false };
+      // Nothing posted (a ping): the answer alone is kept, by one statement.
+      const won = await keepIdempotencyClaim(
+        ctx.db,
+        keptClaim(claim, answer),
+        IDEMPOTENCY_ABANDONED_AFTER_MS,
+      );
+      if (won) return { answer, replayed: false };
+      const kept = answerOfRow(
+        await findIdempotencyRow(ctx.db, request.inboundWebhookId, keyHash),
+        claim,
+      );
+      if (kept) return kept;
+    }
+    throw keyInUse();
+  } finally {
+    if (inFlight.get(flightKey) === mine) inFlight.delete(flightKey);
   }
-  if (answer.status >= 200 && answer.status < 300) {
-    // The work is done (the message posted): a failure to keep its answer must not turn it into
-    // an error the sender would retry. The claim then stays in flight until it is abandoned.
-    await completeIdempotencyClaim(ctx.db, mine, {
-      status: answer.status,
-      headers: JSON.stringify(answer.headers),
-      body: answer.body,
-    }).catch(() => undefined);
-  } else {
-    await releaseIdempotencyClaim(ctx.db, mine);
-  }
-  return { answer, replayed: false };
 }
