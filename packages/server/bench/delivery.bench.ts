@@ -108,7 +108,8 @@ export interface Receiver {
 /**
  * The receiver runs in a process of its own, as a real one would: it must not take CPU from the
  * dispatcher it measures. It answers 204, and reports each event key with its arrival time: the
- * `username` of an ADMIN_USER_DISABLED event, "m" + the `messageId` of a MESSAGE_CREATED.
+ * `username` of an ADMIN_USER_DISABLED event, "m" + the `messageId` of a MESSAGE_CREATED, followed
+ * by "@<n>" for a request to `/hook/<n>` (one receiver serving several endpoints).
  */
 const RECEIVER_SOURCE = `
   const http = require("node:http");
@@ -119,7 +120,9 @@ const RECEIVER_SOURCE = `
     req.on("end", () => {
       const at = performance.timeOrigin + performance.now();
       const key = /"username":"([^"]+)"|"messageId":([0-9]+)/.exec(Buffer.concat(chunks).toString("utf8"));
-      batch.push(key ? key[1] || "m" + key[2] : "", at);
+      // An endpoint at /hook/<n> (several endpoints on one receiver): its keys end in "@<n>".
+      const suffix = req.url.length > 6 ? "@" + req.url.slice(6) : "";
+      batch.push(key ? (key[1] || "m" + key[2]) + suffix : "", at);
       res.writeHead(204).end();
     });
   });

@@ -7,7 +7,7 @@
  *   --skip-scale-out        leave out one against two Parley processes on PostgreSQL
  *   --only a,b              only these (dead-receivers, delivery, delivery-search, inbound,
  *                           ingest, large-table, login, messages-that-live, ordered-lanes,
- *                           room-list, scale-out, search, stream)
+ *                           room-list, scale-out, search, stream, sustained)
  *
  * The same from the environment, for `npm run bench` at the root (which passes no flags):
  * PARLEY_BENCH_QUICK=1, PARLEY_BENCH_STEADY_SECONDS=N, PARLEY_BENCH_SKIP_LARGE_TABLE=1,
@@ -31,6 +31,7 @@ import { roomListOptionsFrom, runRoomListBench } from "./room-list.bench.js";
 import { runScaleOutBench, scaleOutOptionsFrom } from "./scale-out.bench.js";
 import { runSearchBench, searchOptionsFrom } from "./search.bench.js";
 import { runStreamBench } from "./stream.bench.js";
+import { runSustainedBench, sustainedOptionsFrom } from "./sustained-rate.bench.js";
 
 const { values } = parseArgs({
   options: {
@@ -53,6 +54,7 @@ const benchmarks: Array<[name: string, run: () => Promise<void>]> = [
     "delivery",
     () => runDeliveryBench(deliveryOptionsFrom({ quick, "steady-seconds": steadySeconds })),
   ],
+  ["sustained", () => runSustainedBench(sustainedOptionsFrom({ quick }))],
   ["delivery-search", () => runDeliverySearchBench(quick ? 100_000 : undefined)],
   ["dead-receivers", () => runDeadReceiversBench(deadReceiversOptionsFrom({ quick }))],
   ["ordered-lanes", () => runOrderedLanesBench(orderedLanesOptionsFrom({ quick }))],
