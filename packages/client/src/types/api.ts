@@ -33,6 +33,18 @@ export type {
   SignedIn,
 } from "../wire/auth.js";
 
+// The admin pages: people, tokens, rooms, moderation context, endpoint health over 7 days
+export type {
+  FlagContext,
+  HealthDay,
+  HealthTrend,
+  ListAdminRoomsParams,
+  ListTokensParams,
+  ResetPasswordParams,
+  TokenInfo,
+  UpdateUserParams,
+} from "../wire/admin.js";
+
 // Rooms, direct messages, messages, files, moderation
 export type {
   AddMemberParams,

@@ -6,6 +6,13 @@
  * time; any other route string still works, with loose types.
  */
 import type {
+  FlagContext,
+  HealthTrend,
+  ListAdminRoomsParams,
+  ListTokensParams,
+  ResetPasswordParams,
+  TokenInfo,
+  UpdateUserParams,
   AcceptInviteParams,
   AuthProviders,
   ChangePasswordParams,
@@ -92,6 +99,8 @@ export interface Routes {
   "GET /api/auth/providers": { params: None; response: AuthProviders };
   /** Creates the invited user and signs in (the answer of login). */
   "POST /api/auth/accept-invite": { params: AcceptInviteParams; response: SignedIn };
+  /** Sets a new password with a sign-in reset link's token, and signs in (the answer of login). */
+  "POST /api/auth/reset-password": { params: ResetPasswordParams; response: SignedIn };
   "GET /api/me": { params: None; response: User };
   /** Ends the user's other sessions. */
   "PUT /api/me/password": { params: ChangePasswordParams; response: undefined };
@@ -106,7 +115,15 @@ export interface Routes {
     params: Id & { ttlSeconds?: number };
     response: IssuedToken;
   };
+  /** A new role (tokens issued with the old one stop working) or display name. */
+  "PATCH /api/admin/users/{id}": { params: Id & UpdateUserParams; response: User };
   "POST /api/admin/users/{id}/disable": { params: Id; response: User };
+  "POST /api/admin/users/{id}/enable": { params: Id; response: User };
+  /**
+   * Ends the user's sessions, removes their password, and answers a single-use link (7 days) on
+   * which they set a new one.
+   */
+  "POST /api/admin/users/{id}/reset-sign-in": { params: Id; response: Invite };
   "DELETE /api/admin/users/{id}": { params: Id; response: undefined };
   /** Revokes every token the user holds now; tokens issued afterwards work. */
   "POST /api/admin/users/{id}/revoke-tokens": { params: Id; response: undefined };
@@ -115,6 +132,8 @@ export interface Routes {
     params: Id & LinkIdentityParams;
     response: LinkedIdentity;
   };
+  /** The tokens that still work, by token id; `prefix`: the first characters of the id. */
+  "GET /api/admin/tokens": { params: ListTokensParams; response: Page<TokenInfo> };
   /** Revokes one token by the `tokenId` it was issued with. */
   "DELETE /api/admin/tokens/{tokenId}": { params: TokenIdParams; response: undefined };
 
@@ -137,6 +156,8 @@ export interface Routes {
   "GET /api/rooms/{roomId}/call": { params: RoomId; response: CallState };
   "DELETE /api/rooms/{roomId}": { params: RoomId; response: undefined };
   "DELETE /api/admin/rooms/{roomId}": { params: RoomId; response: undefined };
+  /** Every live room and direct message, by id (admin); `query`: a prefix of the name. */
+  "GET /api/admin/rooms": { params: ListAdminRoomsParams; response: Page<Room> };
   /** 201 with a new conversation, or 200 with the one already open with that user. */
   "POST /api/dms": { params: OpenDmParams; response: Room };
   "POST /api/dms/{dmId}/promote": { params: { dmId: number; name: string }; response: Room };
@@ -207,6 +228,8 @@ export interface Routes {
     response: Page<ModerationFlag>;
   };
   "GET /api/admin/moderation/flags/{id}": { params: Id; response: ModerationFlag };
+  /** The flagged message's neighbours in its conversation and the author's recent flags. */
+  "GET /api/admin/moderation/flags/{id}/context": { params: Id; response: FlagContext };
   "POST /api/admin/moderation/flags/{id}/approve": { params: Id; response: ModerationFlag };
   "POST /api/admin/moderation/flags/{id}/reject": { params: Id; response: ModerationFlag };
 
@@ -218,6 +241,8 @@ export interface Routes {
   "POST /api/admin/webhooks": { params: { data: CreateWebhookParams }; response: Webhook };
   "GET /api/admin/webhooks": { params: ListParams; response: Page<Webhook> };
   "GET /api/admin/webhooks/{id}": { params: Id; response: Webhook };
+  /** The success rate of the last 7 days, one entry per 24 hours ending now, oldest first. */
+  "GET /api/admin/webhooks/{id}/health": { params: Id; response: HealthTrend };
   /** The body goes in `data`, as for create: `{ id, data: { url, enabled } }`. */
   "PATCH /api/admin/webhooks/{id}": {
     params: Id & { data: UpdateWebhookParams };

@@ -16,3 +16,4 @@ export * from "./endpoint-credentials.js";
 export * from "./inbound-webhooks.js";
 export * from "./discord.js";
 export * from "./operations.js";
+export * from "./admin.js";

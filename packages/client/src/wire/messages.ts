@@ -228,6 +228,13 @@ export const ModerationFlagSchema = Type.Object({
   id: Id({ description: "the flag's id: flaggedMessageId in moderation events" }),
   messageId: Id(),
   roomId: Id(),
+  /** The room's name (null for a direct message, or a room that no longer exists). */
+  roomName: Nullable(Type.String(), {
+    description: "the room's name; null for a direct message or a room that no longer exists",
+  }),
+  /** The author: a user's id and username, null for an integration's message or a gone one. */
+  authorId: Nullable(Id(), { description: "the author's user id; null for an integration" }),
+  authorUsername: Nullable(Type.String(), { description: "the author's username" }),
   category: Type.String(),
   score: Type.Number(),
   band: StringEnum(["low", "medium", "high"]),

@@ -8,6 +8,7 @@ import {
   CsrfTokenSchema,
   InviteSchema,
   LoginParamsSchema,
+  ResetPasswordParamsSchema,
   SignedInSchema,
   UserSchema,
 } from "@parley/client/wire";
@@ -16,6 +17,7 @@ import { AppError } from "../errors/app-error.js";
 import { isoTime } from "../events/event-catalogue.js";
 import { authErrors, problemSchema } from "../http/schemas.js";
 import { acceptInvite, createInvite } from "./invites-service.js";
+import { resetPassword } from "./sign-in-reset.js";
 import { requireRole, signInRoute } from "./require-role.js";
 import { clearSessionCookie, SESSION_COOKIE, setSessionCookie } from "./session-cookie.js";
 import { endSession, sessionIdHash } from "./session-service.js";
@@ -144,6 +146,22 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
       },
     },
     async (request, reply) => signedIn(request, reply, await acceptInvite(ctx, request.body)),
+  );
+
+  app.post(
+    "/api/auth/reset-password",
+    {
+      onRequest: open,
+      schema: {
+        tags,
+        security: [],
+        summary:
+          "Set a new password with a sign-in reset link's token, and sign in (the answer of login)",
+        body: ResetPasswordParamsSchema,
+        response: { 200: SignedInSchema, 400: problemSchema, 401: problemSchema },
+      },
+    },
+    async (request, reply) => signedIn(request, reply, await resetPassword(ctx, request.body)),
   );
 
   app.get(

@@ -26,8 +26,44 @@ export async function claimInvite(
     .where("token_hash", "=", tokenHash)
     .where("used_at", "is", null)
     .where("expires_at", ">", now)
+    .where("user_id", "is", null)
     .returning(["role", "display_name"])
     .executeTakeFirst();
+}
+
+/**
+ * Marks a sign-in reset link used, if it is still open, and answers whose it is: one statement,
+ * as for an invitation.
+ */
+export async function claimSignInReset(
+  db: Kysely<Database>,
+  tokenHash: string,
+  now: number,
+): Promise<number | undefined> {
+  const row = await db
+    .updateTable("invites")
+    .set({ used_at: now })
+    .where("token_hash", "=", tokenHash)
+    .where("used_at", "is", null)
+    .where("expires_at", ">", now)
+    .where("user_id", "is not", null)
+    .returning(["user_id"])
+    .executeTakeFirst();
+  return row?.user_id === null || row === undefined ? undefined : Number(row.user_id);
+}
+
+/** Closes the user's reset links not used yet (a new one replaces them). */
+export async function closeSignInResets(
+  db: Kysely<Database>,
+  userId: number,
+  now: number,
+): Promise<void> {
+  await db
+    .updateTable("invites")
+    .set({ used_at: now })
+    .where("user_id", "=", userId)
+    .where("used_at", "is", null)
+    .execute();
 }
 
 export async function setInviteUsedBy(
@@ -42,11 +78,15 @@ export async function setInviteUsedBy(
     .execute();
 }
 
-/** True while the invitation can still be accepted (unused, not expired). */
+/**
+ * True while the link can still be used (unused, not expired): an invitation for a new user, or
+ * with `reset`, a sign-in reset link.
+ */
 export async function isInviteOpen(
   db: Kysely<Database>,
   tokenHash: string,
   now: number,
+  reset = false,
 ): Promise<boolean> {
   const row = await db
     .selectFrom("invites")
@@ -54,6 +94,7 @@ export async function isInviteOpen(
     .where("token_hash", "=", tokenHash)
     .where("used_at", "is", null)
     .where("expires_at", ">", now)
+    .where("user_id", reset ? "is not" : "is", null)
     .executeTakeFirst();
   return row !== undefined;
 }

@@ -33,8 +33,19 @@ export interface TokenServiceOptions {
    */
   reloadKeys?: () => Promise<JwtKey[] | undefined>;
   jwksUrl?: string | undefined;
+  /** Told of every token issued (its id, never the token), before the token is handed out. */
+  recordIssued?: (issued: IssuedTokenRecord) => Promise<void>;
   issuer?: string | undefined;
   audience?: string | undefined;
+}
+
+/** What is kept of an issued token: enough to list and revoke it (epoch ms). */
+export interface IssuedTokenRecord {
+  tokenId: string;
+  userId: number;
+  role: UserRole;
+  issuedAt: number;
+  expiresAt: number;
 }
 
 const ROLES: readonly string[] = ["admin", "bot", "user"];
@@ -84,6 +95,13 @@ export class TokenService {
       .setExpirationTime(exp)
       .setJti(tokenId)
       .sign(key.secret);
+    await this.options.recordIssued?.({
+      tokenId,
+      userId: claims.userId,
+      role: claims.role,
+      issuedAt: now * 1000,
+      expiresAt: exp * 1000,
+    });
     return { token, tokenId, expiresAt: exp * 1000 };
   }
 

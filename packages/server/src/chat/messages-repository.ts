@@ -162,6 +162,29 @@ export async function listRoomMessageViewRowsAfter(
   return select.execute();
 }
 
+/**
+ * The messages next to `message` in its conversation (the room's top level, or its thread), every
+ * moderation status and tombstones included: up to `limit` before it (newest first) or after it
+ * (oldest first). Served by the room's (room_id, id) and thread indexes.
+ */
+export async function listNeighbourMessageViewRows(
+  db: Kysely<Database>,
+  message: { id: number; roomId: number; threadId: number | null },
+  side: "before" | "after",
+  limit: number,
+): Promise<MessageViewRow[]> {
+  let select = selectMessageViewRows(db)
+    .where("messages.room_id", "=", message.roomId)
+    .where("messages.id", side === "before" ? "<" : ">", message.id)
+    .orderBy("messages.id", side === "before" ? "desc" : "asc")
+    .limit(limit);
+  select =
+    message.threadId === null
+      ? select.where("messages.thread_id", "is", null)
+      : select.where("messages.thread_id", "=", message.threadId);
+  return select.execute();
+}
+
 /** The message with that id, whatever its room, if it exists. */
 export async function findMessageViewRow(
   db: Kysely<Database>,

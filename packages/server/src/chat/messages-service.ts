@@ -14,8 +14,10 @@ import { isoTime } from "../events/event-catalogue.js";
 import type { MessageFormat } from "./message-media-type.js";
 import { HIDDEN_STATUSES, isHidden } from "./message-visibility.js";
 import {
+  findMessageViewRow,
   findRoomMessageViewRow,
   findThreadForReply,
+  listNeighbourMessageViewRows,
   listRevisions,
   listRoomMessageViewRows,
   listRoomMessageViewRowsChangedSince,
@@ -279,6 +281,30 @@ async function readableRoom(
 ): Promise<void> {
   if (options.asAdmin) await findLiveRoom(ctx.db, roomId);
   else await roomForMember(ctx.db, roomId, actor, { allowAdmin: true });
+}
+
+/**
+ * The conversation around a message, for a moderator: up to `limit` messages before it and after
+ * it at its level (the room's top level, or its thread), oldest first, hidden ones and tombstones
+ * included, whatever the room (a direct message too: a flag in one is reviewed like any other).
+ * Empty when the message does not exist.
+ */
+export async function listMessageNeighbours(
+  ctx: AppContext,
+  messageId: number,
+  limit: number,
+): Promise<{ before: MessageListItem[]; after: MessageListItem[] }> {
+  const row = await findMessageViewRow(ctx.db, messageId);
+  if (!row) return { before: [], after: [] };
+  const at = { id: row.id, roomId: row.room_id, threadId: row.thread_id };
+  const [before, after] = await Promise.all([
+    listNeighbourMessageViewRows(ctx.db, at, "before", limit),
+    listNeighbourMessageViewRows(ctx.db, at, "after", limit),
+  ]);
+  return {
+    before: await toListItems(ctx, before.reverse()),
+    after: await toListItems(ctx, after),
+  };
 }
 
 /**

@@ -195,6 +195,30 @@ export async function listPublicRoomViewRows(
   return select.execute() as Promise<PublicRoomViewRow[]>;
 }
 
+/**
+ * Every live room and direct message (an admin's list), ascending ids after `afterId`, `limit + 1`
+ * rows; `query` a prefix of the name, `kind` rooms or direct messages only. A DM's peer is its
+ * member who is not `viewerId` (the first, when the viewer is not in it).
+ */
+export async function listAllRoomViewRows(
+  db: Kysely<Database>,
+  viewerId: number,
+  page: {
+    afterId: number | undefined;
+    limit: number;
+    query?: string | undefined;
+    kind?: "room" | "dm" | undefined;
+  },
+): Promise<RoomViewRow[]> {
+  let select = selectRoomViewRows(db, viewerId)
+    .orderBy("rooms.id", "asc")
+    .limit(page.limit + 1);
+  if (page.afterId !== undefined) select = select.where("rooms.id", ">", page.afterId);
+  if (page.kind !== undefined) select = select.where("rooms.kind", "=", page.kind);
+  if (page.query) select = select.where(startsWith("rooms.name", page.query));
+  return select.execute();
+}
+
 /** A member's read marker of a room and the counts after it; undefined when not a member. */
 export async function findReadMarkerRow(
   db: Kysely<Database>,

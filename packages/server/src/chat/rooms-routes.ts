@@ -3,6 +3,7 @@ import {
   AddMemberParamsSchema,
   CreateRoomParamsSchema,
   IdParams,
+  ListAdminRoomsParamsSchema,
   ListRoomsParamsSchema,
   MarkReadParamsSchema,
   OpenDmParamsSchema,
@@ -26,6 +27,7 @@ import {
   getRoom,
   joinRoom,
   leaveRoom,
+  listAllRooms,
   listRooms,
 } from "./rooms-service.js";
 
@@ -204,6 +206,30 @@ export const roomsRoutes: FastifyPluginAsyncTypebox<RoomsRoutesOptions> = async 
       await deleteRoom(ctx, request.principal, request.params.roomId);
       return reply.code(204).send();
     },
+  );
+
+  app.get(
+    "/api/admin/rooms",
+    {
+      onRequest: admin,
+      schema: {
+        tags,
+        security,
+        summary:
+          "List every live room and direct message as an admin, private ones included, oldest first (query: a prefix of the name)",
+        querystring: ListAdminRoomsParamsSchema,
+        response: { 200: PageOf(RoomSchema), 400: problemSchema, ...authErrors },
+      },
+    },
+    async (request) =>
+      toPage(
+        await listAllRooms(ctx, request.principal, {
+          query: request.query.query,
+          kind: request.query.kind,
+          afterId: decodeCursor(request.query.cursor),
+          limit: pageLimit(request.query),
+        }),
+      ),
   );
 
   app.delete(

@@ -18,6 +18,7 @@ import {
   insertRoomRow,
   isMember,
   listMemberRoomViewRows,
+  listAllRoomViewRows,
   listPublicRoomViewRows,
   markRoomDeleted,
   removeMember,
@@ -185,6 +186,29 @@ export async function listRooms(
     query,
   });
   return keysetSlice(rows, page.limit, toMemberRoomView);
+}
+
+/**
+ * Every live room and direct message, oldest first, private ones included: an admin's list (the
+ * admin pages' rooms page and their room pickers). No counts: the admin is not a member.
+ */
+export async function listAllRooms(
+  ctx: AppContext,
+  actor: Principal,
+  page: {
+    query?: string | undefined;
+    kind?: "room" | "dm" | undefined;
+    afterId?: number | undefined;
+    limit: number;
+  },
+): Promise<KeysetSlice<RoomView>> {
+  const rows = await listAllRoomViewRows(ctx.db, actor.userId, {
+    afterId: page.afterId,
+    limit: page.limit,
+    query: page.query?.trim() || undefined,
+    kind: page.kind,
+  });
+  return keysetSlice(rows, page.limit, toRoomView);
 }
 
 /** A room for one of its members (with their counts), or for an admin. */

@@ -64,6 +64,25 @@ export async function setUserStatus(
     .executeTakeFirst();
 }
 
+/** A new role and/or display name. */
+export async function updateUserRow(
+  db: Kysely<Database>,
+  id: number,
+  changes: { role?: UserRow["role"] | undefined; displayName?: string | undefined },
+  now: number,
+): Promise<UserRow | undefined> {
+  return db
+    .updateTable("users")
+    .set({
+      updated_at: now,
+      ...(changes.role === undefined ? {} : { role: changes.role }),
+      ...(changes.displayName === undefined ? {} : { display_name: changes.displayName }),
+    })
+    .where("id", "=", id)
+    .returningAll()
+    .executeTakeFirst();
+}
+
 /**
  * How many enabled admins there are, their rows locked until the end of `trx` (in id order, on
  * PostgreSQL), so that two transactions each about to take an admin away (two admins disabling or

@@ -7,9 +7,13 @@ import {
   IssuedTokenSchema,
   IssueTokenParamsSchema,
   ListParamsSchema,
+  InviteSchema,
   PageOf,
+  UpdateUserParamsSchema,
   UserSchema,
 } from "@parley/client/wire";
+import { publicBaseUrl } from "../auth/auth-routes.js";
+import { createSignInReset } from "../auth/sign-in-reset.js";
 import type { AppContext } from "../app-context.js";
 import { requireRole } from "../auth/require-role.js";
 import { decodeCursor, pageLimit, toPage } from "../http/pagination.js";
@@ -18,11 +22,13 @@ import {
   createUser,
   deleteUser,
   disableUser,
+  enableUser,
   findUsers,
   getActiveUser,
   issueUserToken,
   listUsers,
   toUserView,
+  updateUser,
 } from "./users-service.js";
 
 /** The people directory (every signed-in user), and admin management of accounts and tokens. */
@@ -135,6 +141,70 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
       },
     },
     async (request) => disableUser(ctx, request.principal, request.params.id),
+  );
+
+  app.patch(
+    "/api/admin/users/:id",
+    {
+      onRequest: admin,
+      schema: {
+        tags,
+        security,
+        summary:
+          "Change a user's role (tokens issued with the old one stop working; never the last enabled admin's) or display name",
+        params: IdParamsSchema,
+        body: UpdateUserParamsSchema,
+        response: {
+          200: UserSchema,
+          400: problemSchema,
+          404: problemSchema,
+          409: problemSchema,
+          ...authErrors,
+        },
+      },
+    },
+    async (request) => updateUser(ctx, request.params.id, request.body),
+  );
+
+  app.post(
+    "/api/admin/users/:id/enable",
+    {
+      onRequest: admin,
+      schema: {
+        tags,
+        security,
+        summary: "Enable a disabled user again",
+        params: IdParamsSchema,
+        response: { 200: UserSchema, 404: problemSchema, ...authErrors },
+      },
+    },
+    async (request) => enableUser(ctx, request.params.id),
+  );
+
+  app.post(
+    "/api/admin/users/:id/reset-sign-in",
+    {
+      onRequest: admin,
+      schema: {
+        tags,
+        security,
+        summary:
+          "Reset a user's sign-in: ends their sessions, removes their password, and answers a single-use link (7 days) to set a new one",
+        params: IdParamsSchema,
+        response: { 201: InviteSchema, 404: problemSchema, ...authErrors },
+      },
+    },
+    async (request, reply) =>
+      reply
+        .code(201)
+        .send(
+          await createSignInReset(
+            ctx,
+            request.params.id,
+            publicBaseUrl(ctx, request),
+            request.principal.userId,
+          ),
+        ),
   );
 
   app.delete(

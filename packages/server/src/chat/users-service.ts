@@ -16,6 +16,7 @@ import {
   listUserRows,
   lockEnabledAdmins,
   setUserStatus,
+  updateUserRow,
   type UserRow,
 } from "./users-repository.js";
 
@@ -150,6 +151,42 @@ export async function disableUser(
       eventData.adminUserAction({ username: user.username, adminActor: actor.username }),
     );
     return toUserView(row);
+  });
+}
+
+/**
+ * Enables a disabled account again: its tokens issued before it was disabled work again, unless
+ * revoked (disable them with revoke-tokens first when that is not wanted).
+ */
+export async function enableUser(ctx: AppContext, id: number): Promise<UserView> {
+  const user = await findUserRow(ctx.db, id);
+  if (!user || user.status === "deleted") throw new AppError("not_found", `no user ${id}`);
+  if (user.status === "active") return toUserView(user);
+  return toUserView((await setUserStatus(ctx.db, id, "active", ctx.now()))!);
+}
+
+/**
+ * Changes a user's role or display name. A new role takes effect at once: sessions read the role
+ * on every request, and tokens issued with the old role stop working (authentication checks the
+ * token's role against the user's). The last enabled admin keeps the role (409 last_admin).
+ */
+export async function updateUser(
+  ctx: AppContext,
+  id: number,
+  changes: { role?: UserRole | undefined; displayName?: string | undefined },
+): Promise<UserView> {
+  return ctx.database.transaction(async (tx) => {
+    const user = await findUserRow(tx.db, id);
+    if (!user || user.status === "deleted") throw new AppError("not_found", `no user ${id}`);
+    if (changes.role !== undefined && changes.role !== "admin") await keepOneAdmin(tx, user);
+    const displayName = changes.displayName?.trim();
+    if (displayName === "")
+      throw new AppError("validation_failed", "a display name is not empty", {
+        field: "body.displayName",
+      });
+    return toUserView(
+      (await updateUserRow(tx.db, id, { role: changes.role, displayName }, ctx.now()))!,
+    );
   });
 }
 

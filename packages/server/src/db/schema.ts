@@ -50,6 +50,8 @@ export interface InvitesTable {
   expires_at: number;
   used_at: number | null;
   used_by: number | null;
+  /** Migration 027: the user whose sign-in this link resets; null for a new user's invitation. */
+  user_id: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 /** A single sign-on between its start and the provider's redirect back (migration 014). */
@@ -67,6 +69,16 @@ export interface RevokedTokensTable {
   token_id: string;
   revoked_at: number;
   /** When the token expires anyway (the row may be dropped after that). */
+  expires_at: number;
+}
+
+/** A bearer token this server issued (migration 027): never the token, only what lists it. */
+export interface IssuedTokensTable {
+  /** The token's `jti`. */
+  token_id: string;
+  user_id: number;
+  role: UserRole;
+  issued_at: number;
   expires_at: number;
 }
 
@@ -404,6 +416,7 @@ export interface Database {
   inbound_idempotency_keys: InboundIdempotencyKeysTable;
   server_keys: ServerKeysTable;
   revoked_tokens: RevokedTokensTable;
+  issued_tokens: IssuedTokensTable;
   user_identities: UserIdentitiesTable;
   sessions: SessionsTable;
   login_attempts: LoginAttemptsTable;

@@ -50,7 +50,14 @@ function selectFlagViewRows(db: Kysely<Database>) {
     .selectFrom("moderation_flags as f")
     .leftJoin("users as reviewer", "reviewer.id", "f.reviewed_by")
     .leftJoin("messages as m", "m.id", "f.message_id")
+    .leftJoin("rooms as r", (join) =>
+      join.onRef("r.id", "=", "f.room_id").on("r.deleted_at", "is", null),
+    )
+    .leftJoin("users as author", "author.id", "m.sender_user_id")
     .select([
+      "r.name as room_name",
+      "author.id as author_id",
+      "author.username as author_username",
       "f.id",
       "f.message_id",
       "f.room_id",
@@ -91,6 +98,24 @@ export async function listFlagViewRows(
   if (page.reviewStatus) select = select.where("f.review_status", "=", page.reviewStatus);
   if (page.afterId !== undefined) select = select.where("f.id", ">", page.afterId);
   return select.execute();
+}
+
+/**
+ * The most recent flags of messages `authorId` wrote, newest first, but `exceptFlagId`: at most
+ * `limit`.
+ */
+export async function listAuthorFlagViewRows(
+  db: Kysely<Database>,
+  authorId: number,
+  exceptFlagId: number,
+  limit: number,
+): Promise<FlagViewRow[]> {
+  return selectFlagViewRows(db)
+    .where("m.sender_user_id", "=", authorId)
+    .where("f.id", "!=", exceptFlagId)
+    .orderBy("f.id", "desc")
+    .limit(limit)
+    .execute();
 }
 
 /**

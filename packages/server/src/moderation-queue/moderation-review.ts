@@ -22,11 +22,14 @@ export type ReviewStatus = ModerationFlagsTable["review_status"];
 /** A flag as the API shows it: the wire's ModerationFlag. */
 export type ModerationFlagView = ModerationFlag;
 
-function toFlagView(row: FlagViewRow): ModerationFlagView {
+export function toFlagView(row: FlagViewRow): ModerationFlagView {
   return {
     id: row.id,
     messageId: row.message_id,
     roomId: row.room_id,
+    roomName: row.room_name ?? null,
+    authorId: row.author_id === null ? null : Number(row.author_id),
+    authorUsername: row.author_username ?? null,
     category: row.category,
     score: Number(row.score),
     band: row.band,

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import {
+  FlagContextSchema,
   IdParamsSchema,
   ListFlagsParamsSchema,
   ModerationFlagSchema,
@@ -9,6 +10,7 @@ import type { AppContext } from "../app-context.js";
 import { requireRole } from "../auth/require-role.js";
 import { decodeCursor, pageLimit, toPage } from "../http/pagination.js";
 import { authErrors, problemSchema } from "../http/schemas.js";
+import { flagContext } from "./flag-context.js";
 import { getFlag, listFlags, reviewFlag } from "./moderation-review.js";
 
 /** The moderation review queue: admins list flags and approve or reject the flagged messages. */
@@ -60,6 +62,27 @@ export const moderationRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = 
       },
     },
     async (request) => getFlag(ctx, request.params.id),
+  );
+
+  app.get(
+    "/api/admin/moderation/flags/:id/context",
+    {
+      onRequest: admin,
+      schema: {
+        tags,
+        security,
+        summary:
+          "What to judge a flag by: up to 5 messages before and after it in its conversation (hidden ones included) and its author's 10 most recent other flags",
+        params: IdParamsSchema,
+        response: {
+          200: FlagContextSchema,
+          400: problemSchema,
+          404: problemSchema,
+          ...authErrors,
+        },
+      },
+    },
+    async (request) => flagContext(ctx, request.params.id),
   );
 
   for (const [verb, decision, summary] of [

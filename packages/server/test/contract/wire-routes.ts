@@ -7,6 +7,13 @@
  *   exactly these schemas' static types.
  */
 import {
+  FlagContextSchema,
+  HealthTrendSchema,
+  ListAdminRoomsParamsSchema,
+  ListTokensParamsSchema,
+  ResetPasswordParamsSchema,
+  TokenInfoSchema,
+  UpdateUserParamsSchema,
   AcceptInviteParamsSchema,
   AuthProvidersSchema,
   ChangePasswordParamsSchema,
@@ -118,6 +125,11 @@ export const WIRE_ROUTES = {
     body: AcceptInviteParamsSchema,
     response: SignedInSchema,
   },
+  "POST /api/auth/reset-password": {
+    status: 200,
+    body: ResetPasswordParamsSchema,
+    response: SignedInSchema,
+  },
   "GET /api/me": { status: 200, response: UserSchema },
   "PUT /api/me/password": { status: 204, body: ChangePasswordParamsSchema },
   "POST /api/admin/invites": {
@@ -145,6 +157,22 @@ export const WIRE_ROUTES = {
     params: IdParamsSchema,
     response: UserSchema,
   },
+  "PATCH /api/admin/users/{id}": {
+    status: 200,
+    params: IdParamsSchema,
+    body: UpdateUserParamsSchema,
+    response: UserSchema,
+  },
+  "POST /api/admin/users/{id}/enable": {
+    status: 200,
+    params: IdParamsSchema,
+    response: UserSchema,
+  },
+  "POST /api/admin/users/{id}/reset-sign-in": {
+    status: 201,
+    params: IdParamsSchema,
+    response: InviteSchema,
+  },
   "DELETE /api/admin/users/{id}": { status: 204, params: IdParamsSchema },
   "POST /api/admin/users/{id}/revoke-tokens": { status: 204, params: IdParamsSchema },
   "POST /api/admin/users/{id}/identities": {
@@ -152,6 +180,11 @@ export const WIRE_ROUTES = {
     params: IdParamsSchema,
     body: LinkIdentityParamsSchema,
     response: LinkedIdentitySchema,
+  },
+  "GET /api/admin/tokens": {
+    status: 200,
+    querystring: ListTokensParamsSchema,
+    response: PageOf(TokenInfoSchema),
   },
   "DELETE /api/admin/tokens/{tokenId}": { status: 204, params: TokenIdParamsSchema },
 
@@ -188,6 +221,11 @@ export const WIRE_ROUTES = {
   "GET /api/rooms/{roomId}/call": { status: 200, params: roomParams, response: CallStateSchema },
   "DELETE /api/rooms/{roomId}": { status: 204, params: roomParams },
   "DELETE /api/admin/rooms/{roomId}": { status: 204, params: roomParams },
+  "GET /api/admin/rooms": {
+    status: 200,
+    querystring: ListAdminRoomsParamsSchema,
+    response: PageOf(RoomSchema),
+  },
   "POST /api/dms": { status: 201, body: OpenDmParamsSchema, response: RoomSchema },
   "POST /api/dms/{dmId}/promote": {
     status: 200,
@@ -271,6 +309,11 @@ export const WIRE_ROUTES = {
     params: IdParamsSchema,
     response: ModerationFlagSchema,
   },
+  "GET /api/admin/moderation/flags/{id}/context": {
+    status: 200,
+    params: IdParamsSchema,
+    response: FlagContextSchema,
+  },
   "POST /api/admin/moderation/flags/{id}/approve": {
     status: 200,
     params: IdParamsSchema,
@@ -295,6 +338,11 @@ export const WIRE_ROUTES = {
     response: PageOf(WebhookSchema),
   },
   "GET /api/admin/webhooks/{id}": { status: 200, params: IdParamsSchema, response: WebhookSchema },
+  "GET /api/admin/webhooks/{id}/health": {
+    status: 200,
+    params: IdParamsSchema,
+    response: HealthTrendSchema,
+  },
   "PATCH /api/admin/webhooks/{id}": {
     status: 200,
     params: IdParamsSchema,

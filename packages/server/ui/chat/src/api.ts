@@ -148,6 +148,9 @@ export const signInApi = {
     open<{ user: User }>("POST /api/auth/login", { username, password }),
   acceptInvite: (token: string, username: string, password: string) =>
     open<{ user: User }>("POST /api/auth/accept-invite", { token, username, password }),
+  /** A sign-in reset link's token and the new password: signs in. */
+  resetPassword: (token: string, password: string) =>
+    open<{ user: User }>("POST /api/auth/reset-password", { token, password }),
   /** The session's CSRF value when the browser holds a live session cookie (else a 401). */
   csrf: () => open<{ csrfToken: string }>("GET /api/auth/csrf"),
 };

@@ -79,6 +79,7 @@ function signIn(notice?: string): void {
   signInScreen(app, {
     notice,
     invite: inviteToken(),
+    reset: resetToken(),
     signedIn: async (auth) => {
       try {
         await start(auth);
@@ -95,6 +96,12 @@ function signIn(notice?: string): void {
 /** The token of an invitation link (`/app/#invite=<token>`). */
 function inviteToken(): string | undefined {
   const match = /^#invite=([^&]+)$/.exec(location.hash);
+  return match ? decodeURIComponent(match[1]!) : undefined;
+}
+
+/** The token of a sign-in reset link (`/app/#reset=<token>`), which an admin made. */
+function resetToken(): string | undefined {
+  const match = /^#reset=([^&]+)$/.exec(location.hash);
   return match ? decodeURIComponent(match[1]!) : undefined;
 }
 
@@ -1099,7 +1106,7 @@ function showError(error: unknown): void {
 
 /** A pasted token kept for this tab, else the session the browser holds, else the sign-in screen. */
 async function boot(): Promise<void> {
-  if (inviteToken() !== undefined) return signIn();
+  if (inviteToken() !== undefined || resetToken() !== undefined) return signIn();
   const token = storedToken();
   if (token !== null) {
     try {
@@ -1126,7 +1133,8 @@ async function boot(): Promise<void> {
 
 // An invitation link opened in a tab already on the page (only the fragment changes).
 window.addEventListener("hashchange", () => {
-  if (inviteToken() !== undefined && session === undefined) signIn();
+  if ((inviteToken() !== undefined || resetToken() !== undefined) && session === undefined)
+    signIn();
 });
 
 void boot();

@@ -2,7 +2,8 @@
  * The sign-in screen: username and password; "Sign in with <name>" when single sign-on is
  * configured (a link to the server's start route, which comes back to /app/ signed in); a pasted
  * token for bots, scripts and tests. Opened from an invitation link (`/app/#invite=<token>`), it
- * is the form that accepts the invitation: a username and a password of your choice.
+ * is the form that accepts the invitation: a username and a password of your choice. Opened from
+ * a sign-in reset link (`/app/#reset=<token>`, made by an admin), it asks for a new password.
  */
 import { describeError, signInApi, type Auth, type Providers } from "./api.js";
 import { h, replaceChildren } from "./dom.js";
@@ -12,6 +13,8 @@ export interface SignInOptions {
   notice?: string | undefined;
   /** The invitation's token, from the link. */
   invite?: string | undefined;
+  /** A sign-in reset link's token. */
+  reset?: string | undefined;
   /** Signed in: the page starts with this. Rejects with the words to show. */
   signedIn(auth: Auth): Promise<void>;
 }
@@ -37,6 +40,47 @@ export function signInScreen(root: HTMLElement, options: SignInOptions): void {
       button.disabled = false;
     }
   };
+  if (options.reset !== undefined) {
+    const reset = options.reset;
+    const password = field(
+      "reset-password",
+      "New password (10 characters or more)",
+      "password",
+      "new-password",
+    );
+    const submit = h("button", { type: "submit" }, "Set password and sign in");
+    replaceChildren(
+      root,
+      h(
+        "form",
+        {
+          class: "sign-in",
+          onsubmit: (event) => {
+            event.preventDefault();
+            void attempt(submit, async () => {
+              await signInApi.resetPassword(reset, password.input.value);
+              // The link is spent: a reload must not offer it again.
+              history.replaceState(null, "", location.pathname);
+              return session();
+            });
+          },
+        },
+        h("h1", null, "Choose a new password"),
+        h(
+          "p",
+          null,
+          "An admin reset your sign-in. Choose a new password: it replaces the old one.",
+        ),
+        password.label,
+        password.input,
+        submit,
+        error,
+      ),
+    );
+    document.title = "New password · Parley";
+    password.input.focus();
+    return;
+  }
   if (options.invite !== undefined) {
     const invite = options.invite;
     const username = field("invite-username", "Username", "text", "username");
