@@ -83,15 +83,20 @@ async function withLockFile<T>(
   try {
     // In SQLite's default (rollback journal) mode, BEGIN EXCLUSIVE locks the file at once, with
     // nothing written.
+    // Polled rather than waited for in SQLite's busy handler, which would block the event loop.
     lock.pragma("busy_timeout = 0");
-    try {
-      lock.exec("BEGIN EXCLUSIVE");
-    } catch (error) {
-      if ((error as { code?: string }).code !== "SQLITE_BUSY") throw error;
-      onWait();
-      // The wait blocks the event loop; nothing else runs yet while the process starts.
-      lock.pragma(`busy_timeout = ${START_LOCK_WAIT_MS}`);
-      lock.exec("BEGIN EXCLUSIVE");
+    const deadline = Date.now() + START_LOCK_WAIT_MS;
+    for (let waited = false; ;) {
+      try {
+        lock.exec("BEGIN EXCLUSIVE");
+        break;
+      } catch (error) {
+        if ((error as { code?: string }).code !== "SQLITE_BUSY" || Date.now() > deadline)
+          throw error;
+        if (!waited) onWait();
+        waited = true;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
     }
     try {
       return await work();

@@ -56,32 +56,36 @@ describe(
   "two processes starting at once on an empty PostgreSQL database",
   { tags: ["postgres"] },
   () => {
-    it("both serve, exactly one admin exists, and its token is printed once", async () => {
-      const database = `parley_first_start_${crypto.randomBytes(4).toString("hex")}`;
-      const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
-      await admin.connect();
-      await admin.query(`CREATE DATABASE ${database}`);
-      try {
-        const url = new URL(TEST_DATABASE_URL!);
-        url.pathname = `/${database}`;
-        const servers = await startTwoAtOnce({ DATABASE_URL: url.toString() });
-        await expectBothServeOneAdmin(servers);
-
-        const check = new pg.Client({ connectionString: url.toString() });
-        await check.connect();
+    it(
+      "both serve, exactly one admin exists, and its token is printed once",
+      { timeout: 150_000 },
+      async () => {
+        const database = `parley_first_start_${crypto.randomBytes(4).toString("hex")}`;
+        const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
+        await admin.connect();
+        await admin.query(`CREATE DATABASE ${database}`);
         try {
-          const { rows } = await check.query<{ count: string }>("SELECT count(*) FROM users");
-          expect(Number(rows[0]!.count)).toBe(1);
+          const url = new URL(TEST_DATABASE_URL!);
+          url.pathname = `/${database}`;
+          const servers = await startTwoAtOnce({ DATABASE_URL: url.toString() });
+          await expectBothServeOneAdmin(servers);
+
+          const check = new pg.Client({ connectionString: url.toString() });
+          await check.connect();
+          try {
+            const { rows } = await check.query<{ count: string }>("SELECT count(*) FROM users");
+            expect(Number(rows[0]!.count)).toBe(1);
+          } finally {
+            await check.end();
+          }
+          for (const server of servers) expect(await server.kill("SIGTERM")).toBe(0);
         } finally {
-          await check.end();
+          await killAllServers();
+          await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+          await admin.end();
         }
-        for (const server of servers) expect(await server.kill("SIGTERM")).toBe(0);
-      } finally {
-        await killAllServers();
-        await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-        await admin.end();
-      }
-    });
+      },
+    );
   },
 );
 
@@ -89,10 +93,14 @@ describe(
   "two processes starting at once on an empty SQLite data directory",
   { tags: ["sqlite"] },
   () => {
-    it("both serve, exactly one admin exists, and its token is printed once", async () => {
-      const servers = await startTwoAtOnce({ PARLEY_DATA_DIR: tempDir() });
-      await expectBothServeOneAdmin(servers);
-    });
+    it(
+      "both serve, exactly one admin exists, and its token is printed once",
+      { timeout: 150_000 },
+      async () => {
+        const servers = await startTwoAtOnce({ PARLEY_DATA_DIR: tempDir() });
+        await expectBothServeOneAdmin(servers);
+      },
+    );
   },
 );
 
