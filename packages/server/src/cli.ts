@@ -98,12 +98,19 @@ withSettingFlags(
 ).action(async (options: Record<string, unknown>) => {
   const config = configFrom(options);
   const { migrate, openDatabase } = await loadStorage();
-  const database = openDatabase({
+  const { withStartLock } = await import("./db/start-lock.js");
+  const location = {
     databaseUrl: config.databaseUrl,
     sqlitePath: path.join(config.dataDir, "parley.db"),
-  });
+  };
+  const database = openDatabase(location);
   try {
-    const results = await migrate(database.db);
+    // Under the start lock, as `parley serve` migrates: a server starting meanwhile waits.
+    const results = await withStartLock(
+      location,
+      () => migrate(database.db),
+      () => process.stderr.write("parley: another process is starting or migrating; waiting\n"),
+    );
     const applied = results
       .filter((result) => result.status === "Success")
       .map((result) => result.migrationName);
