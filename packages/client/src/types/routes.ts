@@ -70,6 +70,7 @@ import type {
   Page,
   PostMessageParams,
   QueuedDelivery,
+  TestWebhookParams,
   Room,
   SlackIngestParams,
   StripeIngestParams,
@@ -249,7 +250,11 @@ export interface Routes {
     response: Webhook;
   };
   "DELETE /api/admin/webhooks/{id}": { params: Id; response: undefined };
-  "POST /api/admin/webhooks/{id}/test": { params: Id; response: QueuedDelivery };
+  /** `event`: send that event of the catalogue with its sample data (default WEBHOOK_TEST). */
+  "POST /api/admin/webhooks/{id}/test": {
+    params: Id & TestWebhookParams;
+    response: QueuedDelivery;
+  };
   /** The secret is shown only in this answer. */
   "POST /api/admin/webhooks/{id}/rotate-secret": {
     params: Id & RotateSecretParams;

@@ -24,6 +24,10 @@ export const SIGNATURE_SCHEMES = [
  */
 export type SignatureScheme = (typeof SIGNATURE_SCHEMES)[number];
 
+export const ENDPOINT_STATES = ["enabled", "failing", "disabled"] as const;
+/** What an endpoint is doing: see the Webhook object's `state`. */
+export type EndpointState = (typeof ENDPOINT_STATES)[number];
+
 export const ORDERINGS = ["none", "room", "endpoint"] as const;
 /**
  * none (default): no order kept; room: the events of one room in commit order, one attempt in
@@ -79,6 +83,10 @@ export const EndpointHealthSchema = Type.Object(
     lastError: Nullable(Type.String()),
     /** The current run of failed attempts; 0 after a success. */
     consecutiveFailures: Type.Integer(),
+    /** When the current run of failed attempts began; null after a success. */
+    failingSince: Nullable(Timestamp(), {
+      description: "When the current run of failed attempts began; null after a success.",
+    }),
     /**
      * The circuit breaker, as last changed by a process sending to the endpoint: closed (sending),
      * open (time-outs or connection failures in a row: nothing is sent until a probe may go),
@@ -112,6 +120,36 @@ export const WebhookSchema = Type.Object(
       enum: [null, "manual", "auto_failing", "gone"],
     }),
     disabledAt: Nullable(Timestamp()),
+    /**
+     * enabled: sending, its last attempt succeeded (or none yet); failing: enabled, but its last
+     * attempt failed (see autoDisableAt); disabled: not sending (see disabledReason).
+     */
+    state: StringEnum(ENDPOINT_STATES, {
+      description:
+        "enabled: sending, its last attempt succeeded (or none yet); failing: enabled, its last attempt failed (see autoDisableAt); disabled: not sending (see disabledReason and disabledBy).",
+    }),
+    /**
+     * While failing: when the auto-disable rule disables it if nothing succeeds (at its first
+     * failed attempt from then on, once failuresToAutoDisable more have failed); null when not
+     * failing or when the rule is off.
+     */
+    autoDisableAt: Nullable(Timestamp(), {
+      description:
+        "While failing: the time from which its next failed attempt disables it, if nothing succeeds before (once failuresToAutoDisable more attempts have failed). Null when not failing or the rule is off.",
+    }),
+    /** While failing: how many more failed attempts in a row the rule needs (0: none); else null. */
+    failuresToAutoDisable: Nullable(Type.Integer({ minimum: 0 }), {
+      description:
+        "While failing: how many more failed attempts in a row the auto-disable rule needs (0: none); else null.",
+    }),
+    /** The attempt whose failure disabled it (410 Gone, or the rule); null for a manual disable. */
+    disabledBy: Type.Union(
+      [
+        Type.Object({ deliveryId: Id(), attempt: Type.Integer() }, { additionalProperties: false }),
+        Type.Null(),
+      ],
+      { description: "The attempt whose failure disabled it; null unless Parley disabled it." },
+    ),
     health: EndpointHealthSchema,
     ordering: StringEnum(ORDERINGS),
     /** Lanes whose head is failing, oldest first (at most 20); [] without ordering. */
@@ -266,6 +304,22 @@ const summaryProperties = {
   eventId: Type.String({
     description: "evt_ + 26 characters; the same on every attempt, redelivery and recovery.",
   }),
+  /**
+   * PENDING or FAILED, and waiting for its endpoint to be enabled again: nothing is attempted
+   * meanwhile (nextAttemptAt may be past). A WEBHOOK_TEST delivery is never held.
+   */
+  held: Type.Boolean({
+    description:
+      "PENDING or FAILED and waiting for its disabled endpoint to be enabled: no attempt is made meanwhile. WEBHOOK_TEST deliveries are never held.",
+  }),
+  /** The attempts a delivery gets before it is EXHAUSTED (PARLEY_WEBHOOK_MAX_ATTEMPTS). */
+  maxAttempts: Type.Integer({
+    description: "Attempts a delivery gets before it is EXHAUSTED (PARLEY_WEBHOOK_MAX_ATTEMPTS).",
+  }),
+  /** The delivery this one repeats (a redelivery or a recovery's copy); null for an original. */
+  redeliveryOf: Nullable(Id(), {
+    description: "The delivery this one repeats (redelivery, recovery); null for an original.",
+  }),
 };
 
 export const DeliverySummarySchema = Type.Object(summaryProperties, {
@@ -309,6 +363,20 @@ export const DeliveryDetailSchema = Type.Object(
       description: "The envelope {event, timestamp, webhookId, data} exactly as queued.",
     }),
     attemptHistory: Type.Array(DeliveryAttemptSchema),
+    /** The endpoint's name and URL, as they are now. */
+    webhookName: Type.String(),
+    webhookUrl: Type.String(),
+    /** Deliveries that repeat this one (redeliveries, recoveries), oldest first (at most 20). */
+    redeliveries: Type.Array(
+      Type.Object(
+        { id: Id(), status: DeliveryStatusSchema, createdAt: Timestamp() },
+        { additionalProperties: false },
+      ),
+      {
+        maxItems: 20,
+        description: "Deliveries that repeat this one (redeliveries, recoveries), oldest first.",
+      },
+    ),
   },
   { additionalProperties: false },
 );
@@ -324,8 +392,34 @@ export const ListDeliveriesParamsSchema = Type.Object(
 );
 export type ListDeliveriesParams = Static<typeof ListDeliveriesParamsSchema>;
 
+/** `POST .../test`: which event of the catalogue to send, with its sample data. */
+export const TestWebhookParamsSchema = Type.Object(
+  {
+    /** Default WEBHOOK_TEST. Any other event is sent with its catalogue sample as `data`. */
+    event: Type.Optional(
+      StringEnum([...EVENT_NAMES, WEBHOOK_TEST] as const, {
+        description:
+          "Default WEBHOOK_TEST. Any event of the catalogue (GET /api/admin/webhooks/event-types), sent with its sample as data.",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type TestWebhookParams = Static<typeof TestWebhookParamsSchema>;
+
 export const QueuedDeliverySchema = Type.Object(
-  { deliveryId: Id(), status: StringEnum(["PENDING"]) },
+  {
+    deliveryId: Id(),
+    status: StringEnum(["PENDING"]),
+    /**
+     * True when it waits for the endpoint to be enabled: a sample of another event than
+     * WEBHOOK_TEST to a disabled endpoint (WEBHOOK_TEST goes out regardless).
+     */
+    held: Type.Boolean({
+      description:
+        "True when it waits for the disabled endpoint to be enabled (a sample of another event than WEBHOOK_TEST).",
+    }),
+  },
   { additionalProperties: false },
 );
 export type QueuedDelivery = Static<typeof QueuedDeliverySchema>;

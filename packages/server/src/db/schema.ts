@@ -258,6 +258,9 @@ export interface WebhooksTable {
   /** Migration 023: the ownership check (docs/webhooks.md, "Ownership check"). */
   verification: Generated<Verification>;
   verification_challenge: string | null;
+  /** Migration 024: the delivery and attempt whose failure disabled it; null for a manual one. */
+  disabled_delivery_id: ColumnType<number | null, number | null | undefined, number | null>;
+  disabled_attempt: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export type Verification = "not_required" | "pending" | "verified";
@@ -300,6 +303,27 @@ export interface WebhookDeliveriesTable {
   /** Migration 021: the W3C traceparent / tracestate of the request that caused the event. */
   trace_parent: ColumnType<string | null, string | null | undefined, string | null>;
   trace_state: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Migration 024: the delivery a redelivery or recovery copied; null for an original. */
+  redelivery_of: ColumnType<number | null, number | null | undefined, number | null>;
+}
+
+/**
+ * Migration 024: an event endpoints may hear, kept as long as deliveries, so an endpoint can be
+ * sent what it missed (docs/webhooks.md, "Replay missing events"). Written by the fan-out.
+ */
+export interface WebhookEventsTable {
+  id: Generated<number>;
+  event: string;
+  /** "evt_" + 16 characters: followed by the endpoint id (10 digits), the event id there. */
+  event_id_prefix: string;
+  /** The envelope around the endpoint id: prefix + id + suffix is the body sent to it. */
+  envelope_prefix: string;
+  envelope_suffix: string;
+  room_id: number | null;
+  message_id: number | null;
+  created_at: number;
+  trace_parent: string | null;
+  trace_state: string | null;
 }
 
 export interface WebhookAttemptsTable {
@@ -412,6 +436,7 @@ export interface Database {
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
+  webhook_events: WebhookEventsTable;
   inbound_webhooks: InboundWebhooksTable;
   inbound_idempotency_keys: InboundIdempotencyKeysTable;
   server_keys: ServerKeysTable;

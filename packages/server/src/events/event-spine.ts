@@ -314,6 +314,7 @@ export class EventSpine implements Outbox {
         event_id: delivery.eventId ?? eventIdFor(newEventIdPrefix(now), delivery.webhookId),
         room_id: delivery.roomId ?? null,
         message_id: delivery.messageId ?? null,
+        redelivery_of: delivery.redeliveryOf ?? null,
         // A test, redelivery or recovery joins the end of its lane (a new, higher id).
         lane: sql<number | null>`(select ${sql.raw(laneOf(`w."ordering"`, `r."room_id"`))}
           from "webhooks" w, (select cast(${delivery.roomId ?? null} as bigint) as "room_id") r

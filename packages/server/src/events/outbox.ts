@@ -26,6 +26,8 @@ export interface SingleDelivery {
   enqueuedAt?: number;
   /** The event id to keep (a redelivery, a recovery). Default: a new one. */
   eventId?: string;
+  /** The delivery this one repeats (a redelivery). */
+  redeliveryOf?: number;
   /** Copied from the original delivery, for the delivery search. */
   roomId?: number | null;
   messageId?: number | null;

@@ -85,6 +85,7 @@ import {
   PageOf,
   PostMessageParamsSchema,
   QueuedDeliverySchema,
+  TestWebhookParamsSchema,
   RedeliverySchema,
   RoomNameParamsSchema,
   RoomSchema,
@@ -354,7 +355,7 @@ export const WIRE_ROUTES = {
   "POST /api/admin/webhooks/{id}/test": {
     status: 202,
     params: IdParamsSchema,
-    body: EmptyBodySchema,
+    body: TestWebhookParamsSchema,
     response: QueuedDeliverySchema,
   },
   "GET /api/admin/webhooks/{id}/deliveries": {

@@ -15,6 +15,7 @@ const SUMMARY_COLUMNS = [
   "created_at",
   "updated_at",
   "event_id",
+  "redelivery_of",
 ] as const;
 
 export interface DeliveryFilter {
@@ -57,6 +58,21 @@ export async function findDelivery(
     .executeTakeFirst();
 }
 
+/** The deliveries that repeat `deliveryId` (redeliveries, recoveries), oldest first. */
+export async function listRedeliveries(
+  db: Kysely<Database>,
+  deliveryId: number,
+  limit: number,
+): Promise<Array<Pick<DeliveryRow, "id" | "status" | "created_at">>> {
+  return db
+    .selectFrom("webhook_deliveries")
+    .select(["id", "status", "created_at"])
+    .where("redelivery_of", "=", deliveryId)
+    .orderBy("id")
+    .limit(limit)
+    .execute();
+}
+
 export async function listAttempts(
   db: Kysely<Database>,
   deliveryId: number,
@@ -93,12 +109,12 @@ export interface DeliverySearch {
 export async function searchDeliveries(
   db: Kysely<Database>,
   search: DeliverySearch,
-): Promise<Array<DeliverySummaryRow & { webhook_name: string }>> {
+): Promise<Array<DeliverySummaryRow & { webhook_name: string; webhook_enabled: number }>> {
   let query = db
     .selectFrom("webhook_deliveries as d")
     .innerJoin("webhooks as w", "w.id", "d.webhook_id")
     .select(SUMMARY_COLUMNS.map((column) => `d.${column}` as const))
-    .select("w.name as webhook_name")
+    .select(["w.name as webhook_name", "w.enabled as webhook_enabled"])
     .orderBy("d.id", "desc")
     .limit(search.limit + 1);
   if (search.webhookId !== undefined) query = query.where("d.webhook_id", "=", search.webhookId);
@@ -131,7 +147,9 @@ export interface RecoverFilter {
  * latest delivery (the original, or the newest copy a redelivery or an earlier recovery made) is
  * in a state of `statuses`, that delivery; at most RECOVER_MAX, in id order. So an event is
  * queued once however often the range is recovered: its copies are never matched as events of
- * their own, and while a copy is pending (or once one succeeded) the event is not queued again.
+ * their own, and while a copy is pending the event is not queued again. An event that reached
+ * the endpoint once (any of its deliveries there SUCCESS) is never recovered, even when a later
+ * redelivery of it failed: recovery must not send a receiver an event it already has.
  *
  * Copies share their event's id: `event_id` (indexed) finds an event's deliveries to the endpoint.
  * A row without one (inserted by hand) is an event of its own.
@@ -154,6 +172,13 @@ function recoverable(db: Kysely<Database>, webhookId: number, filter: RecoverFil
         sql<boolean>`NOT EXISTS (
           SELECT 1 FROM webhook_deliveries l
           WHERE l.webhook_id = d.webhook_id AND l.event_id = d.event_id AND l.id > d.id
+        )`,
+      )
+      // The event reached the endpoint already (by the original, a redelivery or a recovery).
+      .where(
+        sql<boolean>`NOT EXISTS (
+          SELECT 1 FROM webhook_deliveries s
+          WHERE s.webhook_id = d.webhook_id AND s.event_id = d.event_id AND s.status = 'SUCCESS'
         )`,
       )
       .where(sql<boolean>`${firstQueued} >= ${filter.since}`)
@@ -208,6 +233,7 @@ export async function recoverDeliveries(
       "lane",
       "trace_parent",
       "trace_state",
+      "redelivery_of",
     ])
     .expression(
       recoverable(db, webhookId, filter).select([
@@ -232,6 +258,8 @@ export async function recoverDeliveries(
         // A recovery continues the trace of the event it sends again.
         "d.trace_parent",
         "d.trace_state",
+        // Linked both ways: the copy names the delivery it repeats.
+        "d.id as redelivery_of",
       ]),
     )
     .executeTakeFirst();

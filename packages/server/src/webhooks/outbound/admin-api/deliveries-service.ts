@@ -9,6 +9,7 @@ import {
   findDelivery,
   listAttempts,
   listDeliveries,
+  listRedeliveries,
   recoverDeliveries,
   searchDeliveries,
 } from "./deliveries-repository.js";
@@ -29,10 +30,14 @@ export interface DeliveryListQuery {
   limit: number;
 }
 
-async function requireWebhook(ctx: AppContext, webhookId: number): Promise<void> {
-  if (!(await findWebhook(ctx.db, webhookId)))
-    throw new AppError("not_found", `no webhook ${webhookId}`);
+async function requireWebhook(ctx: AppContext, webhookId: number) {
+  const webhook = await findWebhook(ctx.db, webhookId);
+  if (!webhook) throw new AppError("not_found", `no webhook ${webhookId}`);
+  return webhook;
 }
+
+/** Most redeliveries a delivery's view lists. */
+const REDELIVERIES_SHOWN = 20;
 
 /** The delivery log of one endpoint, newest first. */
 export async function listEndpointDeliveries(
@@ -40,14 +45,18 @@ export async function listEndpointDeliveries(
   webhookId: number,
   query: DeliveryListQuery,
 ): Promise<KeysetSlice<DeliverySummary>> {
-  await requireWebhook(ctx, webhookId);
+  const webhook = await requireWebhook(ctx, webhookId);
   const rows = await listDeliveries(ctx.db, webhookId, {
     status: query.status,
     event: query.event,
     beforeId: query.beforeId,
     limit: query.limit,
   });
-  return keysetSlice(rows, query.limit, toDeliverySummary);
+  const context = {
+    endpointEnabled: webhook.enabled === 1,
+    maxAttempts: ctx.config.webhookMaxAttempts,
+  };
+  return keysetSlice(rows, query.limit, (row) => toDeliverySummary(row, context));
 }
 
 /** One delivery with its payload and every attempt; 404 also for a delivery of another endpoint. */
@@ -56,18 +65,22 @@ export async function getEndpointDelivery(
   webhookId: number,
   deliveryId: number,
 ): Promise<DeliveryDetail> {
+  const webhook = await requireWebhook(ctx, webhookId);
   const row = await findDelivery(ctx.db, webhookId, deliveryId);
-  if (!row) {
-    await requireWebhook(ctx, webhookId);
-    throw new AppError("not_found", `webhook ${webhookId} has no delivery ${deliveryId}`);
-  }
-  return toDeliveryDetail(row, await listAttempts(ctx.db, deliveryId));
+  if (!row) throw new AppError("not_found", `webhook ${webhookId} has no delivery ${deliveryId}`);
+  return toDeliveryDetail(row, {
+    attempts: await listAttempts(ctx.db, deliveryId),
+    webhook: { name: webhook.name, url: webhook.url, enabled: webhook.enabled === 1 },
+    redeliveries: await listRedeliveries(ctx.db, deliveryId, REDELIVERIES_SHOWN),
+    maxAttempts: ctx.config.webhookMaxAttempts,
+  });
 }
 
 /**
  * Queues a new delivery with the original body text byte for byte, so the receiver sees the
  * same envelope (including its original `timestamp`) and, with the same secret, the same
- * signature. Allowed whatever the original's state; the original is left as it is.
+ * signature. Allowed whatever the original's state; the original is left as it is, and the two
+ * are linked (`redeliveryOf` on the new one, `redeliveries` on the original).
  */
 export async function redeliver(
   ctx: AppContext,
@@ -93,6 +106,7 @@ export async function redeliver(
           ? null
           : { traceParent: original.trace_parent, traceState: original.trace_state },
       ...(original.event_id === null ? {} : { eventId: original.event_id }),
+      redeliveryOf: original.id,
     });
   });
   return { deliveryId: newId };
@@ -145,9 +159,10 @@ export async function searchAllDeliveries(
     beforeId: query.beforeId,
     limit: query.limit,
   });
-  return keysetSlice(rows, query.limit, (row) => ({
-    ...toDeliverySummary(row),
-    webhookName: row.webhook_name,
+  const maxAttempts = ctx.config.webhookMaxAttempts;
+  return keysetSlice(rows, query.limit, ({ webhook_name, webhook_enabled, ...row }) => ({
+    ...toDeliverySummary(row, { endpointEnabled: webhook_enabled === 1, maxAttempts }),
+    webhookName: webhook_name,
   }));
 }
 

@@ -35,6 +35,9 @@ const PUBLIC_COLUMNS = [
   "tls_expires_at",
   "public_key",
   "verification",
+  "failing_since",
+  "disabled_delivery_id",
+  "disabled_attempt",
 ] as const;
 
 export async function insertWebhook(

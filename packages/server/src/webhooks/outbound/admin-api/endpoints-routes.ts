@@ -2,7 +2,6 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { formatPayload } from "../delivery-engine/format-payload.js";
 import {
   CreateWebhookParamsSchema,
-  EmptyBodySchema,
   EventTypesSchema,
   IdParamsSchema,
   ListWebhooksParamsSchema,
@@ -10,6 +9,7 @@ import {
   QueuedDeliverySchema,
   RotatedSecretSchema,
   RotateSecretParamsSchema,
+  TestWebhookParamsSchema,
   UpdateWebhookParamsSchema,
   WebhookSchema,
 } from "@parley/client/wire";
@@ -174,9 +174,10 @@ export const webhookEndpointsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext
       schema: {
         tags,
         security,
-        summary: "Queue a WEBHOOK_TEST delivery to this endpoint (sent even when it is disabled)",
+        summary:
+          "Queue a test delivery to this endpoint alone: WEBHOOK_TEST (sent even when it is disabled), or any event of the catalogue with its sample data",
         params: IdParamsSchema,
-        body: EmptyBodySchema,
+        body: TestWebhookParamsSchema,
         response: {
           202: QueuedDeliverySchema,
           400: problemSchema,
@@ -186,7 +187,9 @@ export const webhookEndpointsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext
       },
     },
     async (request, reply) =>
-      reply.code(202).send(await sendTestEvent(ctx, request.principal, request.params.id)),
+      reply
+        .code(202)
+        .send(await sendTestEvent(ctx, request.principal, request.params.id, request.body?.event)),
   );
 
   app.post(

@@ -13,7 +13,12 @@ import type {
 } from "../../../db/schema.js";
 import { AppError } from "../../../errors/app-error.js";
 import { buildEnvelope } from "../../../events/build-envelope.js";
-import { eventData, WEBHOOK_TEST } from "../../../events/event-catalogue.js";
+import {
+  eventData,
+  EVENT_TYPES,
+  WEBHOOK_TEST,
+  type DeliverableEvent,
+} from "../../../events/event-catalogue.js";
 import { keysetSlice, type KeysetSlice } from "../../../db/keyset-slice.js";
 import { readSnapshot } from "../../../db/read-snapshot.js";
 import { eventPrefixesOf, roomFilterOf } from "../../../events/event-subscriptions.js";
@@ -90,6 +95,10 @@ async function viewsOf(
             >),
       stats: stats.get(row.id),
       auth: openAuth(ctx, row.auth_ciphertext),
+      autoDisable: {
+        minFailures: ctx.config.webhookAutoDisableMinFailures,
+        afterMs: ctx.config.webhookAutoDisableAfterMs,
+      },
     }),
   );
 }
@@ -260,6 +269,8 @@ export async function updateEndpoint(
     changes.enabled = valid.enabled ? 1 : 0;
     changes.disabled_reason = valid.enabled ? null : "manual";
     changes.disabled_at = valid.enabled ? null : now;
+    changes.disabled_delivery_id = null;
+    changes.disabled_attempt = null;
     // Enabled again: its run of failures starts over, or the rule would disable it at once.
     if (valid.enabled) {
       changes.consecutive_failures = 0;
@@ -380,24 +391,34 @@ export async function deleteEndpoint(ctx: AppContext, id: number): Promise<void>
 }
 
 /**
- * Queues one WEBHOOK_TEST delivery to this endpoint only. It is queued even when the endpoint is
+ * Queues one test delivery to this endpoint only, whatever its subscriptions: WEBHOOK_TEST by
+ * default, or `event` with the catalogue's sample as its data (so a receiver's handling of any
+ * event can be tried, as `stripe trigger` does). WEBHOOK_TEST is queued even when the endpoint is
  * disabled, and the dispatcher sends it anyway: checking a receiver before turning it on is the
- * point of the test event.
+ * point of the test event. A sample of another event is a delivery of that event like any other:
+ * while the endpoint is disabled it is held (the answer says so), and sent when it is enabled.
  */
 export async function sendTestEvent(
   ctx: AppContext,
   actor: Principal,
   id: number,
-): Promise<{ deliveryId: number; status: "PENDING" }> {
-  const deliveryId = await ctx.database.transaction(async (tx) => {
-    if (!(await findWebhook(tx.db, id))) throw new AppError("not_found", `no webhook ${id}`);
-    const data = eventData.webhookTest({
-      message: TEST_EVENT_MESSAGE,
-      requestedBy: actor.username,
-    });
+  event: DeliverableEvent = WEBHOOK_TEST,
+): Promise<{ deliveryId: number; status: "PENDING"; held: boolean }> {
+  const { deliveryId, enabled } = await ctx.database.transaction(async (tx) => {
+    const webhook = await findWebhook(tx.db, id);
+    if (!webhook) throw new AppError("not_found", `no webhook ${id}`);
     const now = ctx.now();
-    const body = buildEnvelope(WEBHOOK_TEST, now, id, data);
-    return tx.enqueue({ webhookId: id, event: WEBHOOK_TEST, body, enqueuedAt: now });
+    const body =
+      event === WEBHOOK_TEST
+        ? buildEnvelope(
+            WEBHOOK_TEST,
+            now,
+            id,
+            eventData.webhookTest({ message: TEST_EVENT_MESSAGE, requestedBy: actor.username }),
+          )
+        : buildEnvelope(event, now, id, EVENT_TYPES[event].sample as never);
+    const queued = await tx.enqueue({ webhookId: id, event, body, enqueuedAt: now });
+    return { deliveryId: queued, enabled: webhook.enabled === 1 };
   });
-  return { deliveryId, status: "PENDING" };
+  return { deliveryId, status: "PENDING", held: !enabled && event !== WEBHOOK_TEST };
 }

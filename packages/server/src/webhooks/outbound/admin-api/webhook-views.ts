@@ -77,8 +77,25 @@ export type WebhookRow = Pick<
   | "tls_expires_at"
   | "public_key"
   | "verification"
+  | "failing_since"
+  | "disabled_delivery_id"
+  | "disabled_attempt"
 >;
 export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
+
+/** The auto-disable rule in effect (config); either number 0 turns it off. */
+export interface AutoDisableSetting {
+  minFailures: number;
+  afterMs: number;
+}
+
+/** What a delivery's view needs to know beyond its row. */
+export interface DeliveryContext {
+  /** Whether its endpoint is enabled now: an unfinished delivery of a disabled one is held. */
+  endpointEnabled: boolean;
+  /** PARLEY_WEBHOOK_MAX_ATTEMPTS. */
+  maxAttempts: number;
+}
 export type DeliverySummaryRow = Omit<
   DeliveryRow,
   | "body"
@@ -102,6 +119,7 @@ export function toWebhookView(
     auth?: StoredAuth | null | undefined;
     stats?: AttemptStats | undefined;
     heldLanes?: HeldLane[] | undefined;
+    autoDisable: AutoDisableSetting;
   },
 ): WebhookView {
   const headers: Record<string, string> = {};
@@ -123,6 +141,7 @@ export function toWebhookView(
     maxDeliveriesPerSecond: row.max_per_second,
     disabledReason: row.enabled === 1 ? null : (row.disabled_reason ?? "manual"),
     disabledAt: row.enabled === 1 || row.disabled_at === null ? null : isoTime(row.disabled_at),
+    ...stateOf(row, extras.autoDisable),
     health: toHealth(row, extras.stats ?? NO_ATTEMPTS),
     ordering: row.ordering,
     heldLanes: extras.heldLanes ?? [],
@@ -136,6 +155,42 @@ export function toWebhookView(
   };
 }
 
+/**
+ * The endpoint's state in words a receiver's owner can act on (docs/webhooks.md, "Endpoint
+ * states"): failing while its last attempt failed, with when the auto-disable rule (record-
+ * attempts.ts, disableEndpoints) will disable it if nothing succeeds: at its first failed attempt
+ * after `failing_since + afterMs`, once `minFailures` attempts in a row have failed.
+ */
+function stateOf(
+  row: WebhookRow,
+  rule: AutoDisableSetting,
+): Pick<WebhookView, "state" | "autoDisableAt" | "failuresToAutoDisable" | "disabledBy"> {
+  if (row.enabled !== 1) {
+    const blamed =
+      row.disabled_reason !== null &&
+      row.disabled_reason !== "manual" &&
+      row.disabled_delivery_id !== null &&
+      row.disabled_attempt !== null;
+    return {
+      state: "disabled",
+      autoDisableAt: null,
+      failuresToAutoDisable: null,
+      disabledBy: blamed
+        ? { deliveryId: row.disabled_delivery_id!, attempt: row.disabled_attempt! }
+        : null,
+    };
+  }
+  if (row.consecutive_failures === 0 || row.failing_since === null)
+    return { state: "enabled", autoDisableAt: null, failuresToAutoDisable: null, disabledBy: null };
+  const ruleOn = rule.minFailures > 0 && rule.afterMs > 0;
+  return {
+    state: "failing",
+    autoDisableAt: ruleOn ? isoTime(row.failing_since + rule.afterMs) : null,
+    failuresToAutoDisable: ruleOn ? Math.max(0, rule.minFailures - row.consecutive_failures) : null,
+    disabledBy: null,
+  };
+}
+
 function toHealth(row: WebhookRow, stats: AttemptStats): EndpointHealth {
   return {
     attempts24h: stats.attempts,
@@ -146,6 +201,10 @@ function toHealth(row: WebhookRow, stats: AttemptStats): EndpointHealth {
     lastFailureAt: row.last_failure_at === null ? null : isoTime(row.last_failure_at),
     lastError: row.last_error,
     consecutiveFailures: row.consecutive_failures,
+    failingSince:
+      row.consecutive_failures === 0 || row.failing_since === null
+        ? null
+        : isoTime(row.failing_since),
     circuit: row.circuit,
   };
 }
@@ -162,7 +221,19 @@ function percentile(stats: AttemptStats, p: number): number | null {
   return stats.latencies.at(-1)?.[0] ?? null;
 }
 
-export function toDeliverySummary(row: DeliverySummaryRow): DeliverySummary {
+/** Unfinished deliveries of a disabled endpoint wait (the test event excepted: it is sent). */
+function isHeld(row: DeliverySummaryRow, context: DeliveryContext): boolean {
+  return (
+    !context.endpointEnabled &&
+    (row.status === "PENDING" || row.status === "FAILED") &&
+    row.event !== "WEBHOOK_TEST"
+  );
+}
+
+export function toDeliverySummary(
+  row: DeliverySummaryRow,
+  context: DeliveryContext,
+): DeliverySummary {
   return {
     id: row.id,
     webhookId: row.webhook_id,
@@ -175,6 +246,9 @@ export function toDeliverySummary(row: DeliverySummaryRow): DeliverySummary {
     lastResponseStatus: row.last_response_status,
     // Rows inserted without one (by hand) read as their own id, as migration 007 numbered them.
     eventId: row.event_id ?? `evt_${String(row.id).padStart(26, "0")}`,
+    held: isHeld(row, context),
+    maxAttempts: context.maxAttempts,
+    redeliveryOf: row.redelivery_of,
   };
 }
 
@@ -192,10 +266,28 @@ export function toAttemptView(row: AttemptRow): AttemptView {
   };
 }
 
-export function toDeliveryDetail(row: DeliveryRow, attempts: AttemptRow[]): DeliveryDetail {
+export function toDeliveryDetail(
+  row: DeliveryRow,
+  extras: {
+    attempts: AttemptRow[];
+    webhook: { name: string; url: string; enabled: boolean };
+    redeliveries: Array<Pick<DeliveryRow, "id" | "status" | "created_at">>;
+    maxAttempts: number;
+  },
+): DeliveryDetail {
   return {
-    ...toDeliverySummary(row),
+    ...toDeliverySummary(row, {
+      endpointEnabled: extras.webhook.enabled,
+      maxAttempts: extras.maxAttempts,
+    }),
     payload: JSON.parse(row.body) as WebhookEvent,
-    attemptHistory: attempts.map(toAttemptView),
+    attemptHistory: extras.attempts.map(toAttemptView),
+    webhookName: extras.webhook.name,
+    webhookUrl: extras.webhook.url,
+    redeliveries: extras.redeliveries.map((r) => ({
+      id: r.id,
+      status: r.status,
+      createdAt: isoTime(r.created_at),
+    })),
   };
 }

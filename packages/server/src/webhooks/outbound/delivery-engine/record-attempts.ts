@@ -423,6 +423,8 @@ interface Fold {
   lastFailureAt: number | null;
   lastError: string | null;
   gone: boolean;
+  /** The batch's last failed attempt (a 410's, when one answered 410): what a disable blames. */
+  blamed: { deliveryId: number; attempt: number } | null;
 }
 
 /**
@@ -434,7 +436,7 @@ function healthFolds(attempts: readonly FinishedAttempt[]): Fold[] {
   const ordered = attempts
     .filter((a) => a.webhookId !== undefined)
     .sort((a, b) => a.outcome.startedAt.getTime() - b.outcome.startedAt.getTime());
-  for (const { webhookId, outcome } of ordered) {
+  for (const { webhookId, outcome, deliveryId, attempt } of ordered) {
     const id = webhookId!;
     let fold = folds.get(id);
     if (!fold) {
@@ -447,6 +449,7 @@ function healthFolds(attempts: readonly FinishedAttempt[]): Fold[] {
         lastFailureAt: null,
         lastError: null,
         gone: false,
+        blamed: null,
       };
       folds.set(id, fold);
     }
@@ -461,6 +464,8 @@ function healthFolds(attempts: readonly FinishedAttempt[]): Fold[] {
       fold.firstFailureAfter ??= at;
       fold.lastFailureAt = at;
       fold.lastError = (outcome.error ?? "failed").slice(0, 1000);
+      // A 410 disables at once: that attempt is the cause, whatever failed after it.
+      if (!fold.gone) fold.blamed = { deliveryId, attempt };
       if (outcome.responseStatus === 410) fold.gone = true;
     }
   }
@@ -552,10 +557,23 @@ async function disableEndpoints(
     ? sql`(id IN (${sql.join(ids)}) AND consecutive_failures >= ${rule.minFailures}
         AND failing_since < ${now - rule.afterMs})`
     : sql`1 = 0`;
+  // The attempt each endpoint's disable blames (its 410, or the failure that met the rule).
+  const blamed = folds.filter((f) => f.blamed !== null);
+  const blame = (column: "deliveryId" | "attempt", type: "bigint" | "integer") =>
+    blamed.length === 0
+      ? sql`NULL`
+      : sql`CASE ${sql.join(
+          blamed.map(
+            (f) => sql`WHEN id = ${f.id} THEN CAST(${f.blamed![column]} AS ${sql.raw(type)})`,
+          ),
+          sql` `,
+        )} END`;
   const { rows } = await sql<{ id: number | string; name: string; disabled_reason: string }>`
     UPDATE webhooks
     SET enabled = 0, disabled_at = ${now}, updated_at = ${now},
-      disabled_reason = CASE WHEN id IN (${goneList}) THEN 'gone' ELSE 'auto_failing' END
+      disabled_reason = CASE WHEN id IN (${goneList}) THEN 'gone' ELSE 'auto_failing' END,
+      disabled_delivery_id = ${blame("deliveryId", "bigint")},
+      disabled_attempt = ${blame("attempt", "integer")}
     WHERE enabled = 1 AND (id IN (${goneList}) OR ${failing})
     RETURNING id, name, disabled_reason
   `.execute(trx);

@@ -9,11 +9,12 @@ import {
 } from "@parley/client/browser";
 import { isStatus, paginate } from "../api.js";
 import { flashFailure, link, type View, type ViewContext } from "../context.js";
-import { badge, busy, details, h, replaceChildren, row, table, time } from "../dom.js";
+import { badge, busy, details, h, replaceChildren, row, table, time, type Child } from "../dom.js";
 import { pagedTable } from "../paged-table.js";
 import { recoverPanel, rotateSecretPanel } from "./endpoint-operations.js";
 import { headerTabs } from "./header-tabs.js";
-import { disabledBecause, healthDetails, stateBadge } from "./webhook-health.js";
+import { attemptsOf, deliveryBadge, nextAttempt, stateSentence } from "./delivery-state.js";
+import { disabledBecause, failingWarning, healthDetails, stateBadge } from "./webhook-health.js";
 import { notModified, pollWhileShown } from "../poll.js";
 import * as actions from "./webhook-actions.js";
 import { webhookForm } from "./webhook-form.js";
@@ -84,6 +85,9 @@ export const webhookDetailView: View = async (context, [idText]) => {
   const because = disabledBecause(webhook);
   if (because !== null)
     root.append(h("p", { class: "banner", id: "disabled-reason", role: "note" }, because));
+  const warning = failingWarning(webhook);
+  if (warning !== null)
+    root.append(h("p", { class: "banner", id: "failing-warning", role: "note" }, warning));
   root.append(
     details([
       ["URL", h("code", { class: "url" }, webhook.url)],
@@ -253,13 +257,17 @@ function deliveryRow(webhookId: number, delivery: DeliverySummary): HTMLTableRow
     [
       link(`/admin/webhooks/${webhookId}/deliveries/${delivery.id}`, `#${delivery.id}`),
       h("code", null, delivery.event),
-      badge(delivery.status),
-      String(delivery.attempts),
+      deliveryBadge(delivery),
+      attemptsOf(delivery),
       delivery.lastResponseStatus === null ? "—" : String(delivery.lastResponseStatus),
       time(delivery.createdAt),
-      time(delivery.nextAttemptAt),
+      nextAttempt(delivery),
     ],
-    { "data-delivery-id": delivery.id, "data-status": delivery.status },
+    {
+      "data-delivery-id": delivery.id,
+      "data-status": delivery.status,
+      "data-held": delivery.held ? "true" : null,
+    },
   );
 }
 
@@ -313,17 +321,32 @@ export const deliveryView: View = async (context, [webhookIdText, deliveryIdText
   const draw = (current: DeliveryDetail): void => {
     replaceChildren(
       summary,
+      h(
+        "p",
+        { class: "banner state-sentence", id: "delivery-state", role: "note" },
+        stateSentence(current),
+      ),
       details([
+        [
+          "Endpoint",
+          [
+            link(`/admin/webhooks/${webhookId}`, current.webhookName),
+            " ",
+            h("code", { class: "url" }, current.webhookUrl),
+          ],
+        ],
         ["Event", h("code", null, current.event)],
-        ["Status", h("span", { id: "delivery-status-badge" }, badge(current.status))],
-        ["Attempts", String(current.attempts)],
+        ["Event ID", h("code", { id: "delivery-event-id" }, current.eventId)],
+        ["Status", h("span", { id: "delivery-status-badge" }, deliveryBadge(current))],
+        ["Attempts", attemptsOf(current)],
         [
           "Last response",
           current.lastResponseStatus === null ? "—" : String(current.lastResponseStatus),
         ],
         ["Created", time(current.createdAt)],
         ["Updated", time(current.updatedAt)],
-        ["Next attempt", time(current.nextAttemptAt)],
+        ["Next attempt", h("span", { id: "delivery-next-attempt" }, nextAttempt(current))],
+        ...redeliveryLinks(webhookId, current),
       ]),
     );
     replaceChildren(
@@ -399,6 +422,26 @@ export const deliveryView: View = async (context, [webhookIdText, deliveryIdText
     (error) => !isStatus(error, 401) || context.fail(error) !== undefined,
   );
 };
+
+/** The delivery this one repeats, and those that repeat it, each a link with its status. */
+function redeliveryLinks(webhookId: number, delivery: DeliveryDetail): [string, Child[]][] {
+  const to = (id: number) => link(`/admin/webhooks/${webhookId}/deliveries/${id}`, `#${id}`);
+  const pairs: [string, Child[]][] = [];
+  if (delivery.redeliveryOf !== null)
+    pairs.push(["Redelivery of", [h("span", { id: "redelivery-of" }, to(delivery.redeliveryOf))]]);
+  if (delivery.redeliveries.length > 0)
+    pairs.push([
+      "Redelivered as",
+      [
+        h(
+          "ul",
+          { class: "tags", id: "redeliveries" },
+          delivery.redeliveries.map((r) => h("li", null, to(r.id), " ", badge(r.status))),
+        ),
+      ],
+    ]);
+  return pairs;
+}
 
 /**
  * An ordered endpoint's lanes held by a failing delivery (at most 20, longest held first): nothing

@@ -1,9 +1,11 @@
 import type { Webhook } from "@parley/client/browser";
 import { link } from "../context.js";
-import { badge, details, h, time } from "../dom.js";
+import { badge, details, h, time, type Child } from "../dom.js";
+import { inWords } from "./in-words.js";
 
 /** Why an endpoint is not sending, or that it is: one badge per state, not one green for all. */
 export function stateBadge(webhook: Webhook): HTMLSpanElement {
+  if (webhook.state === "failing") return badge("failing");
   if (webhook.enabled) return badge("enabled");
   switch (webhook.disabledReason) {
     case "auto_failing":
@@ -68,14 +70,61 @@ export function healthDetails(webhook: Webhook): HTMLDListElement {
   ]);
 }
 
+/** The attempt whose failure disabled it, as a link to its delivery. */
+function blamedAttempt(webhook: Webhook): Child[] {
+  const by = webhook.disabledBy;
+  if (by === null) return [];
+  return [
+    " It was ",
+    link(
+      `/admin/webhooks/${webhook.id}/deliveries/${by.deliveryId}`,
+      `attempt ${by.attempt} of delivery #${by.deliveryId}`,
+    ),
+    " that failed last.",
+  ];
+}
+
 /** What Parley did and why, for an endpoint it disabled itself. */
-export function disabledBecause(webhook: Webhook): string | null {
+export function disabledBecause(webhook: Webhook): Child[] | null {
   if (webhook.enabled) return null;
   if (webhook.disabledReason === "gone")
-    return "Parley disabled it: the receiver answered 410 Gone. Check the URL, then enable it.";
+    return [
+      "Parley disabled it: the receiver answered 410 Gone. Check the URL, then enable it; its held deliveries go out.",
+      ...blamedAttempt(webhook),
+    ];
   if (webhook.disabledReason === "auto_failing")
-    return "Parley disabled it: its deliveries kept failing. Fix the receiver, then enable it; its held deliveries go out.";
-  return null;
+    return [
+      "Parley disabled it: its deliveries kept failing. Fix the receiver, then enable it; its held deliveries go out.",
+      ...blamedAttempt(webhook),
+    ];
+  return ["Disabled by an administrator: its deliveries are held until it is enabled again."];
+}
+
+/**
+ * A failing endpoint's warning: since when, and when the auto-disable rule will disable it if
+ * nothing succeeds before (docs/webhooks.md, "Endpoint states").
+ */
+export function failingWarning(webhook: Webhook, now = Date.now()): Child[] | null {
+  if (webhook.state !== "failing") return null;
+  const health = webhook.health;
+  const run = [
+    `Failing: its last ${health.consecutiveFailures === 1 ? "attempt" : `${health.consecutiveFailures} attempts`} failed`,
+    ...(health.failingSince === null ? [] : [" (since ", time(health.failingSince), ")"]),
+    ". ",
+  ];
+  if (webhook.autoDisableAt === null) return [...run, "Auto-disable is off: Parley keeps trying."];
+  const more = webhook.failuresToAutoDisable ?? 0;
+  const after =
+    more === 0 ? "" : ` once ${more} more ${more === 1 ? "attempt fails" : "attempts fail"}`;
+  const at = Date.parse(webhook.autoDisableAt);
+  return at <= now
+    ? [...run, `If nothing succeeds, Parley disables it at its next failed attempt${after}.`]
+    : [
+        ...run,
+        `If nothing succeeds, Parley disables it ${inWords(at, now)}, at `,
+        time(webhook.autoDisableAt),
+        `${after}.`,
+      ];
 }
 
 /** A banner over the list when Parley disabled endpoints by itself, with a link to each. */

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { eventData } from "../../../../../src/events/event-catalogue.js";
+import { eventData, EVENT_TYPES } from "../../../../../src/events/event-catalogue.js";
 import { createTestApp, type TestApp } from "../../../../helpers/build-app.js";
 import { describeEachDialect } from "../../../../helpers/dialects.js";
 import { createEndpoint } from "../../../../helpers/fixtures.js";
@@ -15,6 +15,9 @@ interface Summary {
   updatedAt: string;
   nextAttemptAt: string | null;
   lastResponseStatus: number | null;
+  held: boolean;
+  maxAttempts: number;
+  redeliveryOf: number | null;
 }
 interface Page {
   items: Summary[];
@@ -87,7 +90,7 @@ describeEachDialect("outbound webhook deliveries on $name", (dialect) => {
         .statusCode,
     ).toBe(200);
     await emitUserDisabled("victor");
-    expect((await deliveries(endpoint.id)).items).toEqual([queued]);
+    expect((await deliveries(endpoint.id)).items).toEqual([{ ...queued, held: true }]);
 
     const wakeUpsBefore = wakeUps;
     const renamed = await admin(t, "PATCH", `/api/admin/webhooks/${endpoint.id}`, { name: "off" });
@@ -110,7 +113,11 @@ describeEachDialect("outbound webhook deliveries on $name", (dialect) => {
 
     const res = await admin(t, "POST", `/api/admin/webhooks/${target.id}/test`);
     expect(res.statusCode).toBe(202);
-    expect(res.json()).toEqual({ deliveryId: expect.any(Number), status: "PENDING" });
+    expect(res.json()).toEqual({
+      deliveryId: expect.any(Number),
+      status: "PENDING",
+      held: false,
+    });
     expect(wakeUps).toBe(wakeUpsBefore + 1);
     expect(await countRows(t, "webhook_deliveries")).toBe(rowsBefore + 1);
     expect((await deliveries(bystander.id)).items).toEqual([]);
@@ -145,6 +152,49 @@ describeEachDialect("outbound webhook deliveries on $name", (dialect) => {
       .where("id", "=", deliveryId)
       .executeTakeFirstOrThrow();
     expect(row.body).toBe(JSON.stringify(detail.json().payload));
+  });
+
+  it("sends any event of the catalogue as a test with its sample data, to that endpoint alone", async () => {
+    const target = await createEndpoint(t, { events: ["ROOM_CREATED"] });
+    const bystander = await createEndpoint(t, { events: ["MESSAGE_CREATED"] });
+    const res = await admin(t, "POST", `/api/admin/webhooks/${target.id}/test`, {
+      event: "MESSAGE_CREATED",
+    });
+    expect(res.statusCode, res.body).toBe(202);
+    expect(res.json()).toEqual({ deliveryId: expect.any(Number), status: "PENDING", held: false });
+    const detail = await admin(
+      t,
+      "GET",
+      `/api/admin/webhooks/${target.id}/deliveries/${res.json().deliveryId}`,
+    );
+    expect(detail.json()).toMatchObject({ event: "MESSAGE_CREATED", status: "PENDING" });
+    expect(detail.json().payload).toEqual({
+      event: "MESSAGE_CREATED",
+      timestamp: expect.any(String),
+      webhookId: target.id,
+      data: EVENT_TYPES.MESSAGE_CREATED.sample,
+    });
+    // Not subscribed to it, and yet sent: a test goes to the endpoint asked, and nowhere else.
+    expect((await deliveries(bystander.id)).items).toEqual([]);
+
+    // To a disabled endpoint a sample is held (only WEBHOOK_TEST goes out regardless).
+    await admin(t, "PATCH", `/api/admin/webhooks/${target.id}`, { enabled: false });
+    const held = await admin(t, "POST", `/api/admin/webhooks/${target.id}/test`, {
+      event: "ROOM_DELETED",
+    });
+    expect(held.json()).toMatchObject({ held: true });
+    const plain = await admin(t, "POST", `/api/admin/webhooks/${target.id}/test`, {});
+    expect(plain.json()).toMatchObject({ held: false });
+    const [plainRow, heldRow] = (await deliveries(target.id)).items;
+    expect(plainRow).toMatchObject({ event: "WEBHOOK_TEST", held: false });
+    expect(heldRow).toMatchObject({ event: "ROOM_DELETED", held: true });
+
+    const unknown = await admin(t, "POST", `/api/admin/webhooks/${target.id}/test`, {
+      event: "NOT_AN_EVENT",
+    });
+    expect(unknown.statusCode).toBe(400);
+    const stray = await admin(t, "POST", `/api/admin/webhooks/${target.id}/test`, { x: 1 });
+    expect(stray.json().code).toBe("unknown_field");
   });
 
   it("lists deliveries newest first and filters by status and event", async () => {
@@ -202,10 +252,28 @@ describeEachDialect("outbound webhook deliveries on $name", (dialect) => {
       nextAttemptAt: null,
       lastResponseStatus: 204,
       eventId: expect.stringMatching(/^evt_[0-9A-Z]{26}$/),
+      held: false,
+      maxAttempts: t.ctx.config.webhookMaxAttempts,
+      redeliveryOf: null,
     });
     expect(all.items.find((d) => d.id === ids.failed)!.nextAttemptAt).toBe(
       new Date(base + 2).toISOString(),
     );
+    expect(all.items.every((d) => !d.held)).toBe(true);
+
+    // Disabled: its unfinished deliveries are held (the test delivery is sent anyway), in this
+    // endpoint's log and in the search across endpoints.
+    await admin(t, "PATCH", `/api/admin/webhooks/${endpoint.id}`, { enabled: false });
+    const heldIds = (await deliveries(endpoint.id)).items.filter((d) => d.held).map((d) => d.id);
+    expect(heldIds).toEqual([ids.failed, ids.pending]);
+    const searched = await admin(t, "GET", `/api/admin/deliveries?webhookId=${endpoint.id}`);
+    expect(
+      searched
+        .json<{ items: Array<{ id: number; held: boolean }> }>()
+        .items.filter((d) => d.held)
+        .map((d) => d.id),
+    ).toEqual([ids.failed, ids.pending]);
+    await admin(t, "PATCH", `/api/admin/webhooks/${endpoint.id}`, { enabled: true });
 
     expect((await deliveries(endpoint.id, "?status=FAILED")).items.map((d) => d.id)).toEqual([
       ids.testFailed,

@@ -404,6 +404,7 @@ describeEachDialect("operating endpoints on $name", (dialect) => {
         lastFailureAt: null,
         lastError: null,
         consecutiveFailures: 0,
+        failingSince: null,
         circuit: "closed",
       });
       await d.emitUser("health");

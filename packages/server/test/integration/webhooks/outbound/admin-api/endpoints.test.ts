@@ -28,11 +28,14 @@ describeEachDialect("outbound webhook endpoints on $name", (dialect) => {
     const body = res.json();
     expect(Object.keys(body).sort()).toEqual([
       "auth",
+      "autoDisableAt",
       "createdAt",
       "disabledAt",
+      "disabledBy",
       "disabledReason",
       "enabled",
       "events",
+      "failuresToAutoDisable",
       "headers",
       "health",
       "heldLanes",
@@ -43,6 +46,7 @@ describeEachDialect("outbound webhook endpoints on $name", (dialect) => {
       "payloadFormat",
       "roomIds",
       "signatureScheme",
+      "state",
       "tls",
       "traceContext",
       "updatedAt",

@@ -107,6 +107,72 @@ describeEachDialect("recovering an endpoint's failed deliveries on $name", (dial
     expect(await deliveries(id)).toHaveLength(2);
   });
 
+  it("never recovers an event that reached the endpoint, even when a later redelivery of it failed", async () => {
+    const { id } = await createEndpoint(t);
+    const delivered = eventId();
+    // Delivered once; then redelivered by hand, and that copy failed for good.
+    const original = await failed(id, {
+      eventId: delivered,
+      status: "SUCCESS",
+      createdAt: Date.now() - 2 * MINUTE,
+    });
+    const copy = await admin(
+      t,
+      "POST",
+      `/api/admin/webhooks/${id}/deliveries/${original}/redeliver`,
+    );
+    expect(copy.statusCode).toBe(202);
+    await exhaustPending(id);
+    // An event never delivered, for contrast.
+    await failed(id);
+    const since = new Date(Date.now() - HOUR).toISOString();
+    expect(await recover(id, { since, dryRun: true })).toBe(1);
+    expect(await recover(id, { since })).toBe(1);
+    const rows = await deliveries(id);
+    expect(rows.filter((row) => row.event_id === delivered)).toHaveLength(2);
+  });
+
+  it("links each redelivery and recovery copy to the delivery it repeats, both ways", async () => {
+    const { id } = await createEndpoint(t);
+    const original = await failed(id);
+    const redelivered = await admin(
+      t,
+      "POST",
+      `/api/admin/webhooks/${id}/deliveries/${original}/redeliver`,
+    );
+    const first = redelivered.json<{ deliveryId: number }>().deliveryId;
+    await exhaustPending(id);
+    expect(await recover(id, { since: new Date(Date.now() - HOUR).toISOString() })).toBe(1);
+    const second = (await deliveries(id)).at(-1)!.id;
+
+    const detail = async (deliveryId: number) => {
+      const res = await admin(t, "GET", `/api/admin/webhooks/${id}/deliveries/${deliveryId}`);
+      expect(res.statusCode).toBe(200);
+      return res.json<{
+        redeliveryOf: number | null;
+        redeliveries: Array<{ id: number; status: string }>;
+      }>();
+    };
+    expect(await detail(original)).toMatchObject({
+      redeliveryOf: null,
+      redeliveries: [{ id: first, status: "EXHAUSTED" }],
+    });
+    // The recovery copied the event's latest delivery, the redelivery.
+    expect(await detail(first)).toMatchObject({
+      redeliveryOf: original,
+      redeliveries: [{ id: second, status: "PENDING" }],
+    });
+    expect(await detail(second)).toMatchObject({ redeliveryOf: first, redeliveries: [] });
+    const log = await admin(t, "GET", `/api/admin/webhooks/${id}/deliveries`);
+    expect(log.json<{ items: Array<{ id: number; redeliveryOf: number | null }> }>().items).toEqual(
+      [
+        expect.objectContaining({ id: second, redeliveryOf: first }),
+        expect.objectContaining({ id: first, redeliveryOf: original }),
+        expect.objectContaining({ id: original, redeliveryOf: null }),
+      ],
+    );
+  });
+
   it("ranges over when each event was first queued, and the range ends now by default", async () => {
     const { id } = await createEndpoint(t);
     const now = Date.now();
