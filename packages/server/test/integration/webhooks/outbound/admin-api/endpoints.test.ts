@@ -345,10 +345,10 @@ describeEachDialect("outbound webhook endpoints on $name", (dialect) => {
       expect(patch.statusCode).toBe(400);
       expect(patch.json()).toMatchObject({ code: "unknown_field", field: "body.active" });
       const test = await admin(t, "POST", "/api/admin/webhooks/1/test", {
-        event: "MESSAGE_CREATED",
+        events: "MESSAGE_CREATED",
       });
       expect(test.statusCode).toBe(400);
-      expect(test.json()).toMatchObject({ code: "unknown_field", field: "body.event" });
+      expect(test.json()).toMatchObject({ code: "unknown_field", field: "body.events" });
     });
 
     it("answers validation_failed for a missing field or a wrong type", async () => {
