@@ -301,7 +301,8 @@ export const discordRoutes: FastifyPluginAsync<{ ctx: AppContext; bodyLimit: num
     base,
     {
       bodyLimit,
-      config,
+      // Posting hands the request's trace down to its unit of work (request-trace.ts).
+      config: { ...config, handsTraceDown: true },
       validatorCompiler,
       schema: {
         tags,
@@ -343,7 +344,13 @@ export const discordRoutes: FastifyPluginAsync<{ ctx: AppContext; bodyLimit: num
         ingestMessage(
           ctx,
           target,
-          { content: message.content, contentFormat: "markdown", threadId, ...overrides },
+          {
+            content: message.content,
+            contentFormat: "markdown",
+            threadId,
+            trace: request.trace,
+            ...overrides,
+          },
           once,
         );
       // Without a key, the common case, the answer is serialized by the route's schema as usual.

@@ -165,12 +165,14 @@ export const ingestRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
   // Third-party payloads: the content rules check the fields that are used (refusing NUL in them,
   // or, on the Slack form, dropping it as Slack does); unknown fields are ignored, whatever they hold.
   const config = { nulGuard: false };
+  // The posting routes hand the request's trace down to their unit of work (request-trace.ts).
+  const postConfig = { ...config, handsTraceDown: true };
 
   app.post<{ Params: { token: string }; Body: unknown }>(
     "/api/public/webhooks/ingest/:token",
     {
       bodyLimit: INGEST_BODY_LIMIT,
-      config,
+      config: postConfig,
       // The token is checked before the body: a schema failure waits for the content rules.
       attachValidation: true,
       schema: {
@@ -190,7 +192,12 @@ export const ingestRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
         const { content, format } = validateMessageBody(request.body);
         if (request.validationError) throw request.validationError;
         const threadId = (request.body as { threadId?: unknown }).threadId;
-        return ingestMessage(ctx, target, { content, contentFormat: format, threadId }, once);
+        return ingestMessage(
+          ctx,
+          target,
+          { content, contentFormat: format, threadId, trace: request.trace },
+          once,
+        );
       };
       // Without a key, the common case, the answer is serialized by the route's schema as usual.
       if (request.headers["idempotency-key"] === undefined) return post();
@@ -275,7 +282,7 @@ export const ingestRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
       "/api/public/webhooks/ingest/:token/slack",
       {
         bodyLimit: INGEST_BODY_LIMIT,
-        config,
+        config: postConfig,
         // Documented, not enforced: like Slack, unknown fields are ignored and types are lenient.
         validatorCompiler: () => () => true,
         schema: {
@@ -310,6 +317,7 @@ export const ingestRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
             {
               content: message.content,
               contentFormat: "markdown",
+              trace: request.trace,
               ...(target.allowOverrides
                 ? { displayName: message.username, avatarUrl: message.iconUrl }
                 : {}),

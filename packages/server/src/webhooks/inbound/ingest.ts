@@ -5,6 +5,7 @@ import { checkMessageEditable, editMessage, type MessageEditor } from "../../cha
 import { postMessage, type PostedMessage } from "../../chat/post-message.js";
 import { AppError, isAppError } from "../../errors/app-error.js";
 import { isoTime } from "../../events/event-catalogue.js";
+import type { RequestTrace } from "../../tracing/request-trace.js";
 import type { IdempotencyClaim, KeptAnswer } from "./idempotency/run-idempotent.js";
 import { findIngestTarget, type IngestTarget } from "./inbound-repository.js";
 
@@ -17,6 +18,8 @@ export interface IngestMessage {
   /** Per-message sender overrides (Slack `username` / `icon_url`), already vetted by the caller. */
   displayName?: string | undefined;
   avatarUrl?: string | null | undefined;
+  /** The trace of the request that posts, handed down to the unit of work (request-trace.ts). */
+  trace?: RequestTrace | undefined;
 }
 
 /** What a post answers: the wire's IngestResult. */
@@ -120,6 +123,7 @@ export async function ingestMessage(
         tokenHash: target.tokenHash,
       },
       claim: once?.claim.post((posted) => once.answer(answerOf(posted))),
+      trace: message.trace,
     });
     return answerOf(posted);
   } catch (error) {

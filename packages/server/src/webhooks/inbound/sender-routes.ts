@@ -123,7 +123,8 @@ export const senderRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
     bodyLimit: SENDER_BODY_LIMIT,
     // Third-party payloads: only the fields used are read, whatever the rest holds; the schemas
     // document the body, the handlers check what they use (after the token and the signature).
-    config: { nulGuard: false },
+    // They post through ingestMessage(), handing the request's trace down (request-trace.ts).
+    config: { nulGuard: false, handsTraceDown: true },
     validatorCompiler: () => () => true,
   };
 
@@ -172,7 +173,7 @@ export const senderRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
             await ingestMessage(
               ctx,
               target,
-              { content: outcome.content, contentFormat: "markdown" },
+              { content: outcome.content, contentFormat: "markdown", trace: request.trace },
               claim && { claim, answer },
             ),
           );
@@ -227,7 +228,7 @@ export const senderRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
             await ingestMessage(
               ctx,
               target,
-              { content: stripeMessage(event), contentFormat: "markdown" },
+              { content: stripeMessage(event), contentFormat: "markdown", trace: request.trace },
               claim && { claim, answer },
             ),
           );

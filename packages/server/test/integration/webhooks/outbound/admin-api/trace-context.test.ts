@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startOpenTelemetry, type Tracing } from "../../../../../src/tracing/open-telemetry.js";
 import { describeEachDialect, SQLITE } from "../../../../helpers/dialects.js";
 import { createRoom } from "../../../../helpers/fixtures.js";
+import { createWebhook } from "../../inbound/inbound-helpers.js";
 import { startReceiver, type Receiver } from "../../../../helpers/receiver.js";
 import { waitFor } from "../../../../helpers/wait-for.js";
 import { startOperatingApp, type OperatingApp } from "./operating-fixture.js";
@@ -108,6 +109,38 @@ describeEachDialect("trace context on $name", (dialect) => {
     };
     expect(traceOf("USER_JOINED_ROOM")).toBe(joinTrace);
     expect(traceOf("MESSAGE_CREATED")).toBe(postTrace);
+  });
+
+  it("continues the trace of a post through each inbound route: Parley's, Slack's, Discord's and Stripe's form", async () => {
+    const receiver = await d.receiver();
+    await d.create({ url: receiver.url, events: ["MESSAGE_CREATED"], traceContext: true });
+    const hook = await createWebhook(d.t, { displayName: "traced bot" });
+    const token = hook.token;
+    const routes: Array<[trace: string, url: string, payload: unknown]> = [
+      ["7", `/api/public/webhooks/ingest/${token}`, { content: "via ingest" }],
+      ["8", `/api/public/webhooks/ingest/${token}/slack`, { text: "via slack" }],
+      ["9", `/api/public/discord/v10/webhooks/${hook.id}/${token}`, { content: "via discord" }],
+      [
+        "a",
+        `/api/public/webhooks/ingest/${token}/stripe`,
+        { id: "evt_traced", type: "customer.created", data: { object: {} } },
+      ],
+    ];
+    for (const [digit, url, payload] of routes) {
+      const res = await d.t.app.inject({
+        method: "POST",
+        url,
+        headers: {
+          "content-type": "application/json",
+          traceparent: `00-${digit + TRACE_ID.slice(1)}-${CALLER_SPAN}-01`,
+        },
+        payload: JSON.stringify(payload),
+      });
+      expect(res.statusCode, `${url}: ${res.body}`).toBeLessThan(300);
+    }
+    const requests = await receiver.waitForRequests(routes.length);
+    const traces = requests.map((r) => partsOf(r.headers.traceparent).traceId).sort();
+    expect(traces).toEqual(routes.map(([digit]) => digit + TRACE_ID.slice(1)).sort());
   });
 
   it("starts a trace for a request without one (or with an invalid one), shared by every endpoint of the event", async () => {
