@@ -34,6 +34,7 @@ import { searchRoutes } from "./search/search-routes.js";
 import { moderationRoutes } from "./moderation-queue/moderation-routes.js";
 import { webhookHealthTrendRoutes } from "./webhooks/outbound/admin-api/health-trend-routes.js";
 import { webhookDeliveriesRoutes } from "./webhooks/outbound/admin-api/deliveries-routes.js";
+import { webhookResendRoutes } from "./webhooks/outbound/admin-api/resend-routes.js";
 import { webhookEndpointsRoutes } from "./webhooks/outbound/admin-api/endpoints-routes.js";
 import { inboundWebhooksRoutes } from "./webhooks/inbound/inbound-routes.js";
 import { ingestRoutes } from "./webhooks/inbound/ingest-routes.js";
@@ -135,6 +136,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   await app.register(webhookEndpointsRoutes, { ctx });
   await app.register(webhookDeliveriesRoutes, { ctx });
   await app.register(webhookHealthTrendRoutes, { ctx });
+  await app.register(webhookResendRoutes, { ctx });
   await app.register(inboundWebhooksRoutes, { ctx });
   await app.register(ingestRoutes, { ctx });
   await app.register(adminUiRoutes);

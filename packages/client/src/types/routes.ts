@@ -39,8 +39,10 @@ import type {
   DeliverySummary,
   EditMessageParams,
   EventTypes,
+  QueuedRedelivery,
   Recovered,
   RecoverParams,
+  ResentEvent,
   RotatedSecret,
   RotateSecretParams,
   SearchDeliveriesParams,
@@ -280,6 +282,16 @@ export interface Routes {
   "POST /api/admin/webhooks/{id}/deliveries/{deliveryId}/redeliver": {
     params: Id & { deliveryId: number };
     response: { deliveryId: number };
+  };
+  /** Redelivers a delivery named by its id alone; the answer names its endpoint. */
+  "POST /api/admin/deliveries/{deliveryId}/redeliver": {
+    params: { deliveryId: number };
+    response: QueuedRedelivery;
+  };
+  /** Sends an event again, by its id (unique per event and endpoint), to its endpoint. */
+  "POST /api/admin/events/{eventId}/resend": {
+    params: { eventId: string };
+    response: ResentEvent;
   };
 
   // Inbound webhooks

@@ -553,3 +553,30 @@ export const EventTypesSchema = Type.Object(
   { additionalProperties: false },
 );
 export type EventTypes = Static<typeof EventTypesSchema>;
+
+/** `POST /api/admin/deliveries/{deliveryId}/redeliver`: the new delivery and its endpoint. */
+export const QueuedRedeliverySchema = Type.Object(
+  { webhookId: Id(), deliveryId: Id({ description: "The new delivery." }) },
+  { additionalProperties: false },
+);
+export type QueuedRedelivery = Static<typeof QueuedRedeliverySchema>;
+
+export const EventIdParamsSchema = Type.Object(
+  {
+    eventId: Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description:
+        "The event's id (evt_...): unique per event and endpoint, as its deliveries carry it.",
+    }),
+  },
+  { additionalProperties: false },
+);
+export type EventIdParams = Static<typeof EventIdParamsSchema>;
+
+/** `POST /api/admin/events/{eventId}/resend`: the new delivery of the event. */
+export const ResentEventSchema = Type.Object(
+  { eventId: Type.String(), webhookId: Id(), deliveryId: Id({ description: "The new delivery." }) },
+  { additionalProperties: false },
+);
+export type ResentEvent = Static<typeof ResentEventSchema>;

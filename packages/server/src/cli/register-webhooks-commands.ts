@@ -5,6 +5,7 @@ import { addEndpointSettingFlags } from "./endpoint-settings.js";
 import { runCommand } from "./run-command.js";
 import { webhooksCreate } from "./webhooks-create.js";
 import { deliveriesSearch } from "./deliveries-search.js";
+import { eventsResend } from "./events-resend.js";
 import { webhooksDelete } from "./webhooks-delete.js";
 import { webhooksDeliveries } from "./webhooks-deliveries.js";
 import { webhooksHealth } from "./webhooks-health.js";
@@ -31,7 +32,7 @@ const TIME_HELP =
 
 /**
  * `parley webhooks listen|list|create|update|delete|test|deliveries|redeliver|rotate-secret|
- * recover|health` and `parley deliveries search`.
+ * recover|health`, `parley deliveries search` and `parley events resend`.
  */
 export function registerWebhooksCommands(program: Command): void {
   const webhooks = program
@@ -139,9 +140,14 @@ export function registerWebhooksCommands(program: Command): void {
 
   webhooks
     .command("redeliver")
-    .description("queue a delivery's body again, as a new delivery")
-    .argument("<id>", "webhook id")
-    .argument("<deliveryId>", "the delivery to send again")
+    .description(
+      "queue a delivery's body again, as a new delivery: redeliver <deliveryId>, or <id> <deliveryId>",
+    )
+    .argument(
+      "<deliveryId>",
+      "the delivery to send again (or the webhook id, then the delivery id)",
+    )
+    .argument("[deliveryId]", "the delivery, when the webhook id came first")
     .option(
       "--wait",
       "wait for the first attempt and print its outcome (exit 1 unless it succeeded)",
@@ -190,7 +196,8 @@ export function registerWebhooksCommands(program: Command): void {
       "FAILED, EXHAUSTED or both, comma-separated, repeatable (default EXHAUSTED)",
       collect,
     )
-    .option("--json", "print JSON")
+    .option("--dry-run", "only count what would be queued; queue nothing")
+    .option("--json", "print JSON ({queued}, or {wouldQueue} with --dry-run)")
     .addHelpText("after", API_HELP)
     .action(runCommand(webhooksRecover));
 
@@ -201,6 +208,17 @@ export function registerWebhooksCommands(program: Command): void {
     .option("--json", "print the health object as JSON")
     .addHelpText("after", API_HELP)
     .action(runCommand(webhooksHealth));
+
+  const events = program.command("events").description("events, by their id (evt_...)");
+  events
+    .command("resend")
+    .description(
+      "send an event again, same bytes and event id, to the endpoint that got it (as a new delivery)",
+    )
+    .argument("<eventId>", "the event id (evt_...), as deliveries show it")
+    .option("--json", "print JSON")
+    .addHelpText("after", API_HELP)
+    .action(runCommand(eventsResend));
 
   const deliveries = program
     .command("deliveries")

@@ -11,12 +11,12 @@ const RECOVERABLE = ["FAILED", "EXHAUSTED"] as const;
 /**
  * `parley webhooks recover <id> --since <time>`: queues again, once, each event first queued in
  * [since, until) whose delivery failed (see recover in deliveries-service.ts), and prints how
- * many. A progress line shows on a terminal only.
+ * many; with `--dry-run`, only counts them. A progress line shows on a terminal only.
  */
 export async function webhooksRecover(
   io: CliIo,
   idText: string,
-  options: { since: string; until?: string; status?: string[]; json?: boolean },
+  options: { since: string; until?: string; status?: string[]; dryRun?: boolean; json?: boolean },
 ): Promise<void> {
   const id = parseId(idText, "webhook id");
   const since = parseTime(options.since, "--since");
@@ -38,7 +38,9 @@ export async function webhooksRecover(
   if (statuses !== undefined && statuses.length === 0)
     throw new CliError(`--status must be one of ${RECOVERABLE.join(", ")}; got ""`);
   const { api } = apiFromEnv(io.env);
-  const progress = io.progress(`queueing the failed deliveries of webhook ${id} since ${since}`);
+  const progress = io.progress(
+    `${options.dryRun ? "counting" : "queueing"} the failed deliveries of webhook ${id} since ${since}`,
+  );
   let queued: number;
   try {
     const { data } = await api("POST /api/admin/webhooks/{id}/recover", {
@@ -46,13 +48,20 @@ export async function webhooksRecover(
       since,
       ...(until === undefined ? {} : { until }),
       ...(statuses === undefined ? {} : { statuses }),
+      ...(options.dryRun ? { dryRun: true } : {}),
     });
     queued = data.queued;
   } finally {
     progress.stop();
   }
-  if (options.json) return printJson(io.out, { queued });
+  if (options.json) return printJson(io.out, options.dryRun ? { wouldQueue: queued } : { queued });
   const which = (statuses ?? ["EXHAUSTED"]).join(" or ");
+  if (options.dryRun)
+    return io.out(
+      `Would queue ${queued} ${queued === 1 ? "delivery" : "deliveries"} again for webhook ${id} ` +
+        `(${which}, queued since ${since}${until === undefined ? "" : ` until ${until}`}); ` +
+        "nothing was queued: run it again without --dry-run to queue them.",
+    );
   io.out(
     `Queued ${queued} ${queued === 1 ? "delivery" : "deliveries"} again for webhook ${id} ` +
       `(${which}, queued since ${since}${until === undefined ? "" : ` until ${until}`}).`,

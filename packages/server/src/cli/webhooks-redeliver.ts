@@ -1,27 +1,37 @@
 import { apiFromEnv } from "./api-from-env.js";
+import { EXIT } from "./exit-codes.js";
 import type { CliIo } from "./cli-io.js";
 import { printJson } from "./format-table.js";
 import { parseTimeout, reportAttempt, waitForAttempt } from "./wait-for-attempt.js";
 import { parseId } from "./webhooks-test.js";
 
 /**
- * `parley webhooks redeliver <id> <deliveryId>`: queues a new delivery with the same body bytes;
- * with `--wait`, follows it to its first attempt.
+ * `parley webhooks redeliver <deliveryId>` (or `<id> <deliveryId>`, the endpoint named too):
+ * queues a new delivery with the same body bytes; with `--wait`, follows it to its first attempt.
  */
 export async function webhooksRedeliver(
   io: CliIo,
-  idText: string,
-  deliveryIdText: string,
+  firstText: string,
+  secondText: string | undefined,
   options: { json?: boolean; wait?: boolean; timeout?: string },
 ): Promise<void> {
-  const id = parseId(idText, "webhook id");
-  const deliveryId = parseId(deliveryIdText, "delivery id");
+  const webhookGiven = secondText === undefined ? undefined : parseId(firstText, "webhook id");
+  const deliveryId = parseId(secondText ?? firstText, "delivery id");
   const timeout = parseTimeout(options.timeout);
   const { api } = apiFromEnv(io.env);
-  const { data: queued } = await api(
-    "POST /api/admin/webhooks/{id}/deliveries/{deliveryId}/redeliver",
-    { id, deliveryId },
-  );
+  const queued =
+    webhookGiven === undefined
+      ? (await api("POST /api/admin/deliveries/{deliveryId}/redeliver", { deliveryId })).data
+      : {
+          webhookId: webhookGiven,
+          ...(
+            await api("POST /api/admin/webhooks/{id}/deliveries/{deliveryId}/redeliver", {
+              id: webhookGiven,
+              deliveryId,
+            })
+          ).data,
+        };
+  const id = queued.webhookId;
   if (!options.wait) {
     if (options.json) return printJson(io.out, queued);
     return io.out(
@@ -31,7 +41,7 @@ export async function webhooksRedeliver(
   const delivery = await waitForAttempt(io, api, { id, deliveryId: queued.deliveryId }, timeout);
   if (options.json) {
     printJson(io.out, delivery);
-    if (delivery.status !== "SUCCESS") process.exitCode = 1;
+    if (delivery.status !== "SUCCESS") process.exitCode = EXIT.failed;
     return;
   }
   reportAttempt(io, "Redelivery", delivery);

@@ -42,6 +42,9 @@ import {
   CreateUserParamsSchema,
   CreateWebhookParamsSchema,
   DeliveryDetailSchema,
+  EventIdParamsSchema,
+  QueuedRedeliverySchema,
+  ResentEventSchema,
   DeliverySearchItemSchema,
   DeliverySummarySchema,
   EditMessageParamsSchema,
@@ -374,6 +377,18 @@ export const WIRE_ROUTES = {
     params: IdParams("id", "deliveryId"),
     body: EmptyBodySchema,
     response: RedeliverySchema,
+  },
+  "POST /api/admin/deliveries/{deliveryId}/redeliver": {
+    status: 202,
+    params: IdParams("deliveryId"),
+    body: EmptyBodySchema,
+    response: QueuedRedeliverySchema,
+  },
+  "POST /api/admin/events/{eventId}/resend": {
+    status: 202,
+    params: EventIdParamsSchema,
+    body: EmptyBodySchema,
+    response: ResentEventSchema,
   },
   "POST /api/admin/webhooks/{id}/rotate-secret": {
     status: 200,

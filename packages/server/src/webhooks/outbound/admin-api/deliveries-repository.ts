@@ -265,3 +265,34 @@ export async function recoverDeliveries(
     .executeTakeFirst();
   return Number(result.numInsertedOrUpdatedRows ?? 0);
 }
+
+/** The endpoint a delivery belongs to; undefined when there is no such delivery. */
+export async function findDeliveryWebhookId(
+  db: Kysely<Database>,
+  deliveryId: number,
+): Promise<number | undefined> {
+  const row = await db
+    .selectFrom("webhook_deliveries")
+    .select("webhook_id")
+    .where("id", "=", deliveryId)
+    .executeTakeFirst();
+  return row?.webhook_id;
+}
+
+/**
+ * The first delivery of an event (its id is unique per event and endpoint; every later delivery of
+ * it, a redelivery or a recovery, carries the same bytes). Served by the event_id index.
+ */
+export async function findEventFirstDelivery(
+  db: Kysely<Database>,
+  eventId: string,
+): Promise<{ webhookId: number; deliveryId: number } | undefined> {
+  const row = await db
+    .selectFrom("webhook_deliveries")
+    .select(["id", "webhook_id"])
+    .where("event_id", "=", eventId)
+    .orderBy("id", "asc")
+    .limit(1)
+    .executeTakeFirst();
+  return row === undefined ? undefined : { webhookId: row.webhook_id, deliveryId: row.id };
+}
