@@ -47,9 +47,9 @@ describe("parley's exit codes by cause, and --json errors", () => {
       expect(unknownFlag.code).toBe(2);
       expect(unknownFlag.stderr).toContain("error: unknown option '--colour'");
 
-      const missing = await parley(["webhooks", "create", "--name", "x"], env);
+      const missing = await parley(["inbound", "create", "--name", "x"], env);
       expect(missing.code).toBe(2);
-      expect(missing.stderr).toContain("required option '--url <url>' not specified");
+      expect(missing.stderr).toContain("required option '--room <id>' not specified");
 
       const unknownCommand = await parley(["webhoks", "list"], env);
       expect(unknownCommand.code).toBe(2);

@@ -19,6 +19,11 @@ interface Listener {
 
 const children: ChildProcessWithoutNullStreams[] = [];
 
+/** The lines of `text` that have their newline. */
+function completeLines(text: string): string[] {
+  return text.split("\n").slice(0, -1);
+}
+
 function listen(args: string[], env: Record<string, string>): Listener {
   const child = spawn(process.execPath, [CLI, "webhooks", "listen", "--port", "0", ...args], {
     env: cliEnv(env),
@@ -36,7 +41,8 @@ function listen(args: string[], env: Record<string, string>): Listener {
     line: (pattern) =>
       waitFor(
         `a line matching ${pattern} in:\n${out}${err}`,
-        async () => `${out}\n${err}`.split("\n").find((l) => pattern.test(l)),
+        // Whole lines only: a chunk may end in the middle of one.
+        async () => [...completeLines(out), ...completeLines(err)].find((l) => pattern.test(l)),
         15_000,
       ),
     exited,
