@@ -392,7 +392,7 @@ describe("parley webhooks and parley inbound, against a running server", () => {
         ["webhooks", "redeliver", String(id), String(first.id), "--json"],
         env,
       );
-      expect(JSON.parse(queued.stdout)).toEqual({ deliveryId: expect.any(Number) });
+      expect(JSON.parse(queued.stdout)).toEqual({ webhookId: id, deliveryId: expect.any(Number) });
 
       const deleted = await parley(["webhooks", "delete", String(id)], env);
       expect(deleted.code).toBe(0);
