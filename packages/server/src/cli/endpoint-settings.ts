@@ -161,8 +161,8 @@ function parseRate(value: string): number | null {
 }
 
 /**
- * Room ids, and names looked up among the public rooms and the caller's own (a private room the
- * caller is not in is given by its id); `all` alone means every room (null).
+ * Room ids, and room names (`#general` or `general`, any case) looked up through the admin
+ * rooms list; `all` alone means every room (null).
  */
 async function parseRooms(
   values: readonly string[],
@@ -174,29 +174,25 @@ async function parseRooms(
     .filter(Boolean);
   if (entries.length === 1 && entries[0]!.toLowerCase() === "all") return null;
   if (entries.length === 0) throw new CliError("--rooms must name at least one room, or all");
-  const names = entries.filter((entry) => !/^[1-9]\d{0,15}$/.test(entry));
-  const byName = new Map<string, number>();
-  if (names.length > 0) {
-    const client = api();
-    for (const scope of ["public", undefined] as const) {
-      const rooms = await paginate.all(client, "GET /api/rooms", {
-        limit: 200,
-        ...(scope === undefined ? {} : { scope }),
-      });
-      for (const room of rooms)
-        if (room.name !== null && !byName.has(room.name.toLowerCase()))
-          byName.set(room.name.toLowerCase(), room.id);
+  const ids: number[] = [];
+  for (const entry of entries) {
+    if (/^[1-9]\d{0,15}$/.test(entry)) {
+      ids.push(Number(entry));
+      continue;
     }
+    const name = entry.replace(/^#/, "");
+    const rooms = await paginate.all(api(), "GET /api/admin/rooms", {
+      query: name,
+      kind: "room",
+      limit: 200,
+    });
+    const found = rooms.find((room) => room.name?.toLowerCase() === name.toLowerCase());
+    if (found === undefined)
+      throw new CliError(`--rooms: no room named "${entry}"`, {
+        exitCode: EXIT.notFound,
+        code: "not_found",
+      });
+    ids.push(found.id);
   }
-  const ids = entries.map((entry) => {
-    if (/^[1-9]\d{0,15}$/.test(entry)) return Number(entry);
-    const id = byName.get(entry.replace(/^#/, "").toLowerCase());
-    if (id === undefined)
-      throw new CliError(
-        `--rooms: no room named "${entry}" among the public rooms and yours (give a private room by its id)`,
-        { exitCode: EXIT.notFound, code: "not_found" },
-      );
-    return id;
-  });
   return [...new Set(ids)];
 }

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { EVENT_NAMES } from "@parley/client";
 import { DELIVERY_STATUSES } from "@parley/client/wire";
 import { API_HELP } from "./api-help.js";
 import { addEndpointSettingFlags } from "./endpoint-settings.js";
@@ -15,6 +16,7 @@ import { webhooksRecover } from "./webhooks-recover.js";
 import { webhooksRedeliver } from "./webhooks-redeliver.js";
 import { webhooksRotateSecret } from "./webhooks-rotate-secret.js";
 import { webhooksTest } from "./webhooks-test.js";
+import { webhooksTrigger } from "./webhooks-trigger.js";
 import { webhooksUpdate } from "./webhooks-update.js";
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -127,8 +129,9 @@ export function registerWebhooksCommands(program: Command): void {
 
   webhooks
     .command("test")
-    .description("queue a WEBHOOK_TEST delivery to an endpoint")
+    .description("queue a WEBHOOK_TEST delivery (or another event's sample) to an endpoint")
     .argument("<id>", "webhook id")
+    .option("--event <event>", "send this event's sample instead of WEBHOOK_TEST")
     .option(
       "--wait",
       "wait for the first attempt and print its outcome (exit 1 unless it succeeded)",
@@ -137,6 +140,26 @@ export function registerWebhooksCommands(program: Command): void {
     .option("--json", "print JSON")
     .addHelpText("after", API_HELP)
     .action(runCommand(webhooksTest));
+
+  webhooks
+    .command("trigger")
+    .description(
+      "send the sample of an event type (as the catalogue shows it) to the endpoints that subscribe to it, or to --webhook",
+    )
+    .argument("<event>", `an event name: ${EVENT_NAMES.join(", ")}, or WEBHOOK_TEST`)
+    .option(
+      "--webhook <id>",
+      "only to this endpoint (repeatable, comma-separated); default every enabled endpoint subscribed to the event",
+      collect,
+    )
+    .option(
+      "--wait",
+      "wait for each first attempt and print its outcome (exit 1 unless every one succeeded)",
+    )
+    .option("--timeout <seconds>", "how long --wait waits for each", "30")
+    .option("--json", "print JSON: the queued deliveries, or with --wait the deliveries")
+    .addHelpText("after", API_HELP)
+    .action(runCommand(webhooksTrigger));
 
   webhooks
     .command("redeliver")

@@ -69,7 +69,9 @@ describe("parley webhooks create|update: every endpoint setting as a flag or --f
           "--scheme",
           "standard-webhooks",
           "--rooms",
-          `general,${ops}`,
+          "#general,ops", // by name, a private room too
+          "--rooms",
+          String(general), // by id (given twice: kept once)
           "--header",
           "X-Team: billing",
           "--header",
