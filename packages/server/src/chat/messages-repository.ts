@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from "kysely";
+import type { ExpressionBuilder, Kysely, Selectable } from "kysely";
 import { compiledOnce } from "../db/compiled-query.js";
 import { withRowLock } from "../db/dialect.js";
 import type { Database, MessageRevisionsTable, MessagesTable } from "../db/schema.js";
@@ -10,6 +10,31 @@ import type { Database, MessageRevisionsTable, MessagesTable } from "../db/schem
  * whose revisions are deleted. Every function takes the database or a transaction.
  */
 export type ModerationStatusColumn = MessagesTable["moderation_status"];
+
+/**
+ * What a list leaves out: messages of the `statuses` (none for an admin), except the messages
+ * held for review (QUARANTINED) whose sender is `heldVisibleTo`: their author keeps seeing them.
+ */
+export interface HiddenFilter {
+  statuses: readonly ModerationStatusColumn[];
+  heldVisibleTo?: number | undefined;
+}
+
+/** The `where` of a HiddenFilter, or undefined when it leaves nothing out. */
+function visibleTo(filter: HiddenFilter) {
+  const { statuses, heldVisibleTo } = filter;
+  if (statuses.length === 0) return undefined;
+  return (eb: ExpressionBuilder<Database, "messages">) =>
+    heldVisibleTo === undefined
+      ? eb("messages.moderation_status", "not in", statuses)
+      : eb.or([
+          eb("messages.moderation_status", "not in", statuses),
+          eb.and([
+            eb("messages.moderation_status", "=", "QUARANTINED"),
+            eb("messages.sender_user_id", "=", heldVisibleTo),
+          ]),
+        ]);
+}
 
 function selectMessageViewRows(db: Kysely<Database>) {
   return db
@@ -64,7 +89,7 @@ export async function findRoomMessageViewRow(
 
 /**
  * A room's top-level messages newest first, ids below `cursorId`; or, with `threadId`, that
- * thread's replies oldest first, ids above `cursorId`. Tombstones included, the `hiddenStatuses`
+ * thread's replies oldest first, ids above `cursorId`. Tombstones included, the `hidden` ones
  * left out; `limit + 1` rows (the extra one tells whether another page exists).
  */
 export async function listRoomMessageViewRows(
@@ -74,7 +99,7 @@ export async function listRoomMessageViewRows(
     cursorId: number | undefined;
     threadId?: number | undefined;
     limit: number;
-    hiddenStatuses: readonly ModerationStatusColumn[];
+    hidden: HiddenFilter;
   },
 ): Promise<MessageViewRow[]> {
   let select = selectMessageViewRows(db)
@@ -87,8 +112,8 @@ export async function listRoomMessageViewRows(
     select = select.where("messages.thread_id", "=", page.threadId).orderBy("messages.id", "asc");
     if (page.cursorId !== undefined) select = select.where("messages.id", ">", page.cursorId);
   }
-  if (page.hiddenStatuses.length > 0)
-    select = select.where("messages.moderation_status", "not in", page.hiddenStatuses);
+  const visible = visibleTo(page.hidden);
+  if (visible) select = select.where(visible);
   return select.execute();
 }
 
@@ -99,7 +124,7 @@ export interface ChangeCursor {
 }
 
 /**
- * A room's messages of both levels (tombstones included, the `hiddenStatuses` left out) changed
+ * A room's messages of both levels (tombstones included, the `hidden` ones left out) changed
  * after `since`, oldest change first, continuing after `after`: read along the index
  * messages_room_updated (room_id, updated_at, id), never the whole room; with `threadId`, only
  * that thread's replies. `limit + 1` rows.
@@ -112,7 +137,7 @@ export async function listRoomMessageViewRowsChangedSince(
     after: ChangeCursor | undefined;
     threadId?: number | undefined;
     limit: number;
-    hiddenStatuses: readonly ModerationStatusColumn[];
+    hidden: HiddenFilter;
   },
 ): Promise<MessageViewRow[]> {
   let select = selectMessageViewRows(db)
@@ -131,8 +156,8 @@ export async function listRoomMessageViewRowsChangedSince(
         eb.tuple(after.updatedAt, after.id),
       ),
     );
-  if (page.hiddenStatuses.length > 0)
-    select = select.where("messages.moderation_status", "not in", page.hiddenStatuses);
+  const visible = visibleTo(page.hidden);
+  if (visible) select = select.where(visible);
   return select.execute();
 }
 

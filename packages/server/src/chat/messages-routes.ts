@@ -287,7 +287,8 @@ export const messagesRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
         summary:
           "List a room's top-level messages newest first; a thread's replies (threadId) oldest first; or what changed (updatedSince)",
         description:
-          "Quarantined and rejected messages only for admins. Deleted messages appear as tombstones " +
+          "Quarantined and rejected messages only for admins, except that a sender sees their own quarantined " +
+          "messages (held for review, moderationStatus QUARANTINED). Deleted messages appear as tombstones " +
           "{id, roomId, threadId, deleted: true, deletedAt, replyCount, lastReplyAt}. updatedSince lists the messages of both levels " +
           "whose updatedAt is later, oldest change first, so a client that was away can refresh what it shows.",
         params: roomParams,

@@ -23,6 +23,7 @@ import {
   listRoomMessageViewRowsChangedSince,
   readMessageViewRow,
   type ChangeCursor,
+  type HiddenFilter,
   type MessageViewRow,
 } from "./messages-repository.js";
 import type { MessageContent } from "./content-rules.js";
@@ -208,10 +209,22 @@ export async function listMessages(
     cursorId: page.cursorId,
     threadId: page.threadId,
     limit: page.limit,
-    hiddenStatuses: actor.role === "admin" ? [] : HIDDEN_STATUSES,
+    hidden: hiddenFrom(actor),
   });
   const slice = keysetSlice(rows, page.limit, (row) => row);
   return { ...slice, items: await toListItems(ctx, slice.items) };
+}
+
+/**
+ * What `actor` does not see in a room's lists: an admin sees every message; anyone else not the
+ * quarantined and rejected ones, except their own messages held for review (QUARANTINED), which
+ * their author keeps seeing, marked, until a moderator decides. A rejected message is gone for
+ * its author too.
+ */
+function hiddenFrom(actor: Principal): HiddenFilter {
+  return actor.role === "admin"
+    ? { statuses: [] }
+    : { statuses: HIDDEN_STATUSES, heldVisibleTo: actor.userId };
 }
 
 /** A page of changes and where the next one continues (the last item's change). */
@@ -243,7 +256,7 @@ export async function listMessageChanges(
     after: page.after,
     threadId: page.threadId,
     limit: page.limit,
-    hiddenStatuses: actor.role === "admin" ? [] : HIDDEN_STATUSES,
+    hidden: hiddenFrom(actor),
   });
   const rowSlice = keysetSlice(rows, page.limit, (row) => row);
   const slice = { ...rowSlice, items: await toListItems(ctx, rowSlice.items) };

@@ -1,6 +1,6 @@
 /**
  * The chat page at phone width, and what it tells its user: a quarantined message stays in its
- * sender's view marked "held for review", a DLP refusal's error goes once a send succeeds, a DM or
+ * sender's view marked "held for review" (after a reload too), a DLP refusal's error goes once a send succeeds, a DM or
  * a mention raises a browser notification while the page is hidden, and a muted room raises none.
  * Real server (SQLite), Debian's Chromium.
  */
@@ -126,6 +126,17 @@ describe(
       await a.locator("#composer").press("Enter");
       await b.locator("#messages .message", { hasText: "an ordinary line" }).waitFor();
       expect(await b.locator("#messages .message", { hasText: "QUARANTINE" }).count()).toBe(0);
+
+      // After a reload the sender still sees it, still marked; the other member still does not.
+      for (const page of [a, b]) {
+        await page.reload();
+        await page.locator(`[data-room-id="${room}"]`).click();
+        await page.locator("#messages .message", { hasText: "an ordinary line" }).waitFor();
+      }
+      await held.getByText("Held for review").waitFor();
+      expect(await held.locator('[data-action="thread"], [data-action="react"]').count()).toBe(0);
+      expect(await b.locator("#messages .message", { hasText: "QUARANTINE" }).count()).toBe(0);
+      expect(await accessibilityViolations(a)).toEqual([]);
 
       // An admin approves it: bob sees it, alice's notice goes.
       const id = Number(await held.getAttribute("data-message-id"));

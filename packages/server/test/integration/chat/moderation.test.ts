@@ -184,6 +184,63 @@ describeEachDialect("moderation review on $name", (dialect) => {
     expect((await t.app.inject({ method: "GET", url, headers: bot.headers })).statusCode).toBe(200);
   });
 
+  it("lists a quarantined message to its sender, marked, at both levels and in updatedSince, and to no other member or bot, until it is rejected", async () => {
+    await joinRoom(t, bot, roomId);
+    const before = new Date(Date.now() - 1_000).toISOString();
+    const parent = (await post(t, bob, roomId, "a thread to answer in")).json();
+    const held = (await post(t, alice, roomId, "QUARANTINE held at the top")).json();
+    const heldReply = (
+      await t.app.inject({
+        method: "POST",
+        url: `/api/rooms/${roomId}/messages`,
+        headers: alice.headers,
+        payload: { content: "QUARANTINE held in a thread", threadId: parent.id },
+      })
+    ).json();
+    expect([held.moderationStatus, heldReply.moderationStatus]).toEqual([
+      "QUARANTINED",
+      "QUARANTINED",
+    ]);
+    const list = async (user: TestUser, query: string) => {
+      const res = await t.app.inject({
+        method: "GET",
+        url: `/api/rooms/${roomId}/messages?limit=200${query}`,
+        headers: user.headers,
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json().items as Array<{ id: number; moderationStatus?: string; content?: string }>;
+    };
+    const views = {
+      top: "",
+      thread: `&threadId=${parent.id}`,
+      changes: `&updatedSince=${encodeURIComponent(before)}`,
+    };
+    const ids = [held.id, heldReply.id];
+    for (const [name, query] of Object.entries(views)) {
+      const own = await list(alice, query);
+      const wanted = name === "top" ? [held.id] : name === "thread" ? [heldReply.id] : ids;
+      for (const id of wanted) {
+        expect(own.find((m) => m.id === id), `${name} ${id}`).toMatchObject({
+          moderationStatus: "QUARANTINED",
+        });
+      }
+      for (const other of [bob, bot]) {
+        const seen = (await list(other, query)).map((m) => m.id);
+        expect(seen, `${other.username} ${name}`).not.toContain(held.id);
+        expect(seen, `${other.username} ${name}`).not.toContain(heldReply.id);
+      }
+    }
+    // Held for review is the author's alone: another member's held message is not in theirs.
+    const bobsHeld = (await post(t, bob, roomId, "QUARANTINE bob's own")).json();
+    expect((await list(alice, "")).map((m) => m.id)).not.toContain(bobsHeld.id);
+    expect((await list(bob, "")).map((m) => m.id)).toContain(bobsHeld.id);
+    // A rejected message is gone from its sender's view too.
+    expect((await review((await flagOf(held.id)).id, "reject")).statusCode).toBe(200);
+    expect((await list(alice, "")).map((m) => m.id)).not.toContain(held.id);
+    expect((await list(alice, views.changes)).map((m) => m.id)).not.toContain(held.id);
+    expect((await list(alice, views.thread)).map((m) => m.id)).toContain(heldReply.id);
+  });
+
   it("approving a flagged message fires nothing more; rejecting one hides it from members", async () => {
     const kept = (await post(t, alice, roomId, "FLAG but fine")).json();
     const dropped = (await post(t, alice, roomId, "FLAG and not fine")).json();
