@@ -220,7 +220,10 @@ describeEachDialect("moderation review on $name", (dialect) => {
       const own = await list(alice, query);
       const wanted = name === "top" ? [held.id] : name === "thread" ? [heldReply.id] : ids;
       for (const id of wanted) {
-        expect(own.find((m) => m.id === id), `${name} ${id}`).toMatchObject({
+        expect(
+          own.find((m) => m.id === id),
+          `${name} ${id}`,
+        ).toMatchObject({
           moderationStatus: "QUARANTINED",
         });
       }
