@@ -2,6 +2,7 @@ import { apiFromEnv } from "./api-from-env.js";
 import type { CliIo } from "./cli-io.js";
 import { printJson } from "./format-table.js";
 import { parseId } from "./webhooks-test.js";
+import { inboundUrls } from "./inbound-urls.js";
 
 /** `parley inbound create`: an inbound webhook posting into a room; prints its URLs (once). */
 export async function inboundCreate(
@@ -18,12 +19,7 @@ export async function inboundCreate(
   io.out(
     `Created inbound webhook ${data.id} "${data.displayName}" posting into room ${data.roomId}`,
   );
-  io.out(`  url:         ${data.url}`);
-  io.out(`  Slack url:   ${data.slackUrl}`);
-  io.out(`  Discord url: ${data.discordUrl}`);
-  io.out(`  GitHub url:  ${data.githubUrl}`);
-  io.out(`  Stripe url:  ${data.stripeUrl}`);
-  io.out("  Each URL is its own credential and is shown only now: keep them secret.");
+  for (const line of inboundUrls(data)) io.out(line);
   io.out(
     "  GitHub and Stripe: set a signing secret (PATCH /api/admin/inbound-webhooks/{id}) and give",
   );

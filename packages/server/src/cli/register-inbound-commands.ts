@@ -1,10 +1,11 @@
 import type { Command } from "commander";
 import { inboundCreate } from "./inbound-create.js";
 import { inboundList } from "./inbound-list.js";
+import { inboundDelete, inboundRotateToken, inboundSetEnabled } from "./inbound-manage.js";
 import { API_HELP } from "./api-help.js";
 import { runCommand } from "./run-command.js";
 
-/** `parley inbound create|list`. */
+/** `parley inbound create|list|rotate-token|enable|disable|delete`. */
 export function registerInboundCommands(program: Command): void {
   const inbound = program
     .command("inbound")
@@ -29,4 +30,34 @@ export function registerInboundCommands(program: Command): void {
     .option("--json", "print JSON")
     .addHelpText("after", API_HELP)
     .action(runCommand(inboundList));
+
+  inbound
+    .command("rotate-token")
+    .description(
+      "give an inbound webhook a new token and print its new URLs (the old ones stop at once)",
+    )
+    .argument("<id>", "inbound webhook id")
+    .option("--json", "print JSON")
+    .addHelpText("after", API_HELP)
+    .action(runCommand(inboundRotateToken));
+
+  for (const [name, enabled, what] of [
+    ["enable", true, "let an inbound webhook post again"],
+    ["disable", false, "stop an inbound webhook: its URLs are refused until it is enabled"],
+  ] as const)
+    inbound
+      .command(name)
+      .description(what)
+      .argument("<id>", "inbound webhook id")
+      .option("--json", "print JSON")
+      .addHelpText("after", API_HELP)
+      .action(runCommand(inboundSetEnabled(enabled)));
+
+  inbound
+    .command("delete")
+    .description("delete an inbound webhook: its URLs stop working; what it posted stays")
+    .argument("<id>", "inbound webhook id")
+    .option("--json", "print JSON")
+    .addHelpText("after", API_HELP)
+    .action(runCommand(inboundDelete));
 }
