@@ -18,6 +18,7 @@ import { createSafety, type Safety } from "./safety/create-safety.js";
 import { createFileStorage } from "./chat/file-storage/create-file-storage.js";
 import type { FileStorage } from "./chat/file-storage/file-storage.js";
 import path from "node:path";
+import { createSearchIndexer, type SearchIndexer } from "./search/search-indexer.js";
 
 /**
  * Everything a domain service needs, built once per process (or per test) and passed explicitly:
@@ -42,6 +43,8 @@ export interface AppContext {
   readonly tracing: Tracing | undefined;
   /** Whether requests carry their trace to the deliveries they cause (tracing/trace-gate.ts). */
   readonly traceGate: TraceGate;
+  /** Adds new messages to the search index after their commit (search/search-indexer.ts). */
+  readonly searchIndexer: SearchIndexer;
   now(): number;
 }
 
@@ -104,9 +107,21 @@ export async function createAppContext(
     instanceId,
     now,
   });
+  const unitOfWork = withUnitOfWork(connection, spine, announce);
+  const searchIndexer = createSearchIndexer(unitOfWork);
+  spine.onEventCommitted((event) => {
+    if (event === "MESSAGE_CREATED") searchIndexer.nudge();
+  });
   return {
     config,
-    database: withUnitOfWork(connection, spine, announce),
+    database: {
+      ...unitOfWork,
+      // The indexer's timer and its run in flight end before the connection does.
+      close: async () => {
+        await searchIndexer.stop();
+        await unitOfWork.close();
+      },
+    },
     db: connection.db,
     dialect: connection.dialect,
     spine,
@@ -124,6 +139,7 @@ export async function createAppContext(
     instanceId,
     tracing,
     traceGate: new TraceGate(() => hasTracedEndpoint(connection.db), tracing !== undefined),
+    searchIndexer,
     now,
   };
 }

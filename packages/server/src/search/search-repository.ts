@@ -1,11 +1,6 @@
 import { sql, type Kysely, type RawBuilder } from "kysely";
 import { byDialect } from "../db/dialect.js";
-import {
-  AGE_SPAN,
-  ageLexeme,
-  roomLexeme,
-  SEARCH_VECTOR,
-} from "../db/migrations/017-message-search.js";
+import { roomLexeme } from "../db/migrations/017-message-search.js";
 import type { Database } from "../db/schema.js";
 import type { SearchTerm } from "./search-query.js";
 
@@ -138,17 +133,31 @@ async function findSearchRowsSqlite(
   return [...found, ...rest];
 }
 
+/** How many of the newest message ids PostgreSQL walks first, in id order, before the index. */
+export const WALKED_IDS = 10_000;
+/** The most ids a second walk reads, when the first found the word but too few times. */
+export const WALKED_IDS_MAX = 100_000;
+
 /**
- * PostgreSQL: the GIN index answers the words, the user's rooms and (first) the message ids' age
- * at once, so that only matching rows are read; GIN has no order, so what it matches is read and
- * sorted. Two steps, as a word in 4 messages in 10 of the user's rooms matched 21,000 rows of
- * 1,000,000 and reading them took 450 ms:
- * 1. The matches among the newest two age spans (AGE_SPAN ids each) below the cursor: a common
- *    word fills its page there from a few hundred rows.
- * 2. When it does not, the matches older than those spans: then the word is rare in the user's
- *    rooms (under about 51 matches in 131,072 messages), so there are few rows to read.
- * The expression and the condition of the partial index are repeated exactly, so that the planner
- * uses it.
+ * PostgreSQL, in steps (measured on 1,000,000 messages in 1,000 rooms, a user in 50;
+ * docs/performance.md, "Search"):
+ * 1. The newest WALKED_IDS messages below the cursor, read newest first through the primary key:
+ *    those of the user's rooms are tested against the words on their stored `search_vector`
+ *    (migration 025), and the walk stops once the page is full. A word common in the user's rooms
+ *    fills its page there from a few hundred rows, in a few milliseconds. `ts_match_vq` is the
+ *    function behind `@@`: written as a call, the condition cannot be answered from the GIN
+ *    index, so the planner keeps this plan (read in order, stop early) instead of matching every
+ *    row of the word and sorting them.
+ * 2. When the walk found some matches but not a page, a second walk over as many older ids as
+ *    those matches say the page needs (with a margin, at most WALKED_IDS_MAX).
+ * 3. What is still missing, from the GIN index, which answers the words and the user's rooms at
+ *    once (each message also holds the lexeme `room <id>`), below what was walked; what it
+ *    matches is read and sorted (GIN has no order). A rare word is cheap there (its own list
+ *    drives the scan); a word more common than a room's messages and rare in the user's rooms
+ *    (the worst case) is driven by the rooms' lists: 50,000 entries for 50 rooms of 1,000.
+ *    The rooms are checked again on the rows it found (outside the materialized query, so the
+ *    planner cannot make a second index scan of it).
+ * The condition of the partial index is repeated exactly, so that the planner uses it.
  */
 async function findSearchRowsPostgres(
   db: Kysely<Database>,
@@ -160,27 +169,44 @@ async function findSearchRowsPostgres(
       (await sql<{ max: number | null }>`select max("id") as "max" from "messages"`.execute(db))
         .rows[0]?.max ?? 0,
     ) + 1;
-  const newest = Math.floor((top - 1) / AGE_SPAN);
-  const words = sql`to_tsquery('simple', ${tsqueryText(filter.terms)}) && ${roomsTsquery(filter.roomIds)}::tsquery`;
-  const read = async (query: RawBuilder<unknown>, limit: number, below: number) => {
+  const words = sql`to_tsquery('simple', ${tsqueryText(filter.terms)})`;
+  const rooms = sql`m."room_id" = any(${[...filter.roomIds]}::bigint[])`;
+  const found: SearchRow[] = [];
+  const walk = async (from: number, below: number) => {
     const where = [
-      sql`${sql.raw(SEARCH_VECTOR)} @@ (${query})`,
+      sql`m."id" >= ${from}`,
+      rooms,
       SEARCHABLE,
-      sql`m."room_id" = any(${[...filter.roomIds]}::bigint[])`,
+      sql`ts_match_vq(m."search_vector", ${words})`,
       ...filters({ ...filter, beforeId: below }, sql`m."id"`),
     ];
     const { rows } = await sql<SearchRow>`select ${SELECTED} from "messages" m
       where ${sql.join(where, sql` and `)}
-      order by m."id" desc limit ${limit}`.execute(db);
-    return rows.map(toSearchRow);
+      order by m."id" desc limit ${filter.limit - found.length}`.execute(db);
+    found.push(...rows.map(toSearchRow));
   };
-  const ages = [newest, newest - 1]
-    .filter((age) => age >= 0)
-    .map((age) => `'${ageLexeme(age * AGE_SPAN)}'`);
-  const found = await read(sql`${words} && ${ages.join(" | ")}::tsquery`, filter.limit, top);
-  const olderThan = Math.max(0, newest - 1) * AGE_SPAN;
-  if (found.length >= filter.limit || olderThan === 0) return found;
-  return [...found, ...(await read(words, filter.limit - found.length, olderThan))];
+  let walkedFrom = Math.max(0, top - WALKED_IDS);
+  await walk(walkedFrom, top);
+  if (found.length >= filter.limit || walkedFrom === 0) return found;
+  if (found.length > 0) {
+    const needed = ((filter.limit - found.length) / found.length) * (top - walkedFrom) * 1.5;
+    const below = walkedFrom;
+    walkedFrom = Math.max(0, below - Math.min(WALKED_IDS_MAX, Math.ceil(needed)));
+    await walk(walkedFrom, below);
+    if (found.length >= filter.limit || walkedFrom === 0) return found;
+  }
+  const where = [
+    sql`m."search_vector" @@ (${words} && ${roomsTsquery(filter.roomIds)}::tsquery)`,
+    SEARCHABLE,
+    ...filters({ ...filter, beforeId: walkedFrom }, sql`m."id"`),
+  ];
+  // Materialized: every row the index matches, read by a bitmap scan, then sorted; never a walk
+  // of the primary key that expects the matches to come early.
+  const { rows } = await sql<SearchRow>`with "hits" as materialized (
+      select ${SELECTED} from "messages" m where ${sql.join(where, sql` and `)})
+    select * from "hits" m where ${rooms}
+    order by m."id" desc limit ${filter.limit - found.length}`.execute(db);
+  return [...found, ...rows.map(toSearchRow)];
 }
 
 /**

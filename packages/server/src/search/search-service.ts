@@ -45,6 +45,8 @@ export async function searchMessages(
     senderId = Number(sender.id);
   }
   if (roomIds.length === 0) return { items: [], hasMore: false };
+  // Whatever was posted before this search is found (SQLite indexes posts after their commit).
+  await ctx.searchIndexer.catchUp();
   const rows = await findSearchRows(ctx.db, {
     terms,
     roomIds,

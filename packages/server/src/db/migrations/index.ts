@@ -22,6 +22,7 @@ import { deliveryFormatAndTrace } from "./021-delivery-format-and-trace.js";
 import { endpointAuthTls } from "./022-endpoint-auth-tls.js";
 import { ed25519AndOwnership } from "./023-ed25519-and-ownership.js";
 import { deliveryStatesAndReplay } from "./024-delivery-states-and-replay.js";
+import { searchAfterCommit } from "./025-search-after-commit.js";
 import { adminPages } from "./027-admin-pages.js";
 
 /** Every migration, in order. Names sort; never rename or edit one that has shipped. */
@@ -49,5 +50,6 @@ export const MIGRATIONS: Record<string, Migration> = {
   "022-endpoint-auth-tls": endpointAuthTls,
   "023-ed25519-and-ownership": ed25519AndOwnership,
   "024-delivery-states-and-replay": deliveryStatesAndReplay,
+  "025-search-after-commit": searchAfterCommit,
   "027-admin-pages": adminPages,
 };

@@ -1,13 +1,15 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { messageSearch } from "../../../src/db/migrations/017-message-search.js";
+import { searchAfterCommit } from "../../../src/db/migrations/025-search-after-commit.js";
 import { createTestApp, type TestApp, type TestUser } from "../../helpers/build-app.js";
 import { describeEachDialect } from "../../helpers/dialects.js";
 import { createRoom } from "../../helpers/fixtures.js";
 import { post } from "../chat/chat-helpers.js";
 
 /**
- * Migration 017 on a database that already has messages: it writes their text and indexes the
- * searchable ones, so search finds what was posted before it ran.
+ * Migrations 017 and 025 on a database that already has messages: 017 writes their text and
+ * indexes the searchable ones, so search finds what was posted before it ran; after 025 the index
+ * keeps up with new posts after their commit.
  */
 describeEachDialect("search migration on $name", (dialect) => {
   let t: TestApp;
@@ -38,6 +40,8 @@ describeEachDialect("search migration on $name", (dialect) => {
   it("indexes the messages that were there before it, as the text a reader sees", async () => {
     const posted = await post(t, alice, roomId, "posted **earlier** today");
     expect(posted.statusCode).toBe(201);
+    // Back to before 017 (025 builds on it), as a database of that time.
+    await searchAfterCommit.down!(t.ctx.db);
     await messageSearch.down!(t.ctx.db);
     const row = (content: string, format: "markdown" | "html", extra: object = {}) =>
       t.ctx.db
@@ -61,6 +65,7 @@ describeEachDialect("search migration on $name", (dialect) => {
     await row("", "markdown", { deleted_at: Date.now() });
 
     await messageSearch.up(t.ctx.db);
+    await searchAfterCommit.up(t.ctx.db);
 
     expect(await found("earlier")).toEqual([
       [posted.json().id, "posted <mark>earlier</mark> today"],

@@ -1,0 +1,110 @@
+import { sql } from "kysely";
+import type { ParleyDatabase } from "../db/unit-of-work.js";
+
+/**
+ * Keeps the search index up with new messages after their commit (migration 025), so that a post
+ * does not pay for it in its own transaction.
+ *
+ * SQLite: FTS5 writes a segment of its index at every transaction and every savepoint that
+ * changed it, then merges segments, so indexing each post where it commits cost posting about
+ * 40% of its rate (docs/performance.md, "Search"). The indexer adds the messages committed since
+ * its last run, up to BATCH per transaction, through the one writer (`database.transaction`), and
+ * moves `message_search_progress.indexed_through` in the same transaction. It runs DELAY_MS after
+ * a commit that created a message (MESSAGE_CREATED: a post, or a held message approved), so that
+ * the posts of those milliseconds share one segment; and a search first catches it up
+ * (`catchUp`), so what was posted before a search is always found: a search is never behind, the
+ * index between searches is behind by at most DELAY_MS plus a batch. Edits, deletes and moderation
+ * decisions keep updating the index in their own transaction (the triggers of migration 025).
+ *
+ * PostgreSQL: the GIN index takes new entries in its pending list at little cost, in the post's
+ * transaction; nothing to do here.
+ */
+export interface SearchIndexer {
+  /** A message was committed: index it soon. */
+  nudge(): void;
+  /** Resolves once every message committed before the call is in the index. */
+  catchUp(): Promise<void>;
+  /** Stops the timer and waits for a run in flight (before the database closes). */
+  stop(): Promise<void>;
+}
+
+/** How long after a post the indexer runs: the posts in between share its transaction. */
+export const DELAY_MS = 20;
+/** Messages indexed per transaction at most (about 10-20 ms of the writer's time). */
+export const BATCH = 2_000;
+
+export function createSearchIndexer(database: ParleyDatabase): SearchIndexer {
+  if (database.dialect === "postgres") {
+    return { nudge() {}, catchUp: async () => {}, stop: async () => {} };
+  }
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+  let stopped = false;
+
+  /** Indexes one batch; answers whether messages remain. */
+  const indexBatch = () =>
+    database.transaction(async (tx) => {
+      const { rows } = await sql<{ through: number; upto: number | null; n: number }>`
+        select p."indexed_through" as "through", max(m."id") as "upto", count(*) as "n"
+        from "message_search_progress" p
+        left join (select "id" from "messages"
+          where "id" > (select "indexed_through" from "message_search_progress")
+          order by "id" limit ${BATCH}) m on 1`.execute(tx.db);
+      const { through, upto, n } = rows[0]!;
+      if (upto === null) return false;
+      await sql`insert into "message_search" ("rowid", "body", "room_id")
+        select "id", "content_text", "room_id" from "messages"
+        where "id" > ${through} and "id" <= ${upto}
+          and "deleted_at" is null and "moderation_status" not in ('QUARANTINED', 'REJECTED')`.execute(
+        tx.db,
+      );
+      await sql`update "message_search_progress" set "indexed_through" = ${upto}`.execute(tx.db);
+      return Number(n) >= BATCH;
+    });
+
+  const behind = async () => {
+    const { rows } = await sql<{ behind: number }>`
+      select coalesce((select max("id") from "messages"), 0)
+        > (select "indexed_through" from "message_search_progress") as "behind"`.execute(
+      database.db,
+    );
+    return Boolean(rows[0]?.behind);
+  };
+
+  /** Runs batches until none remains; one run at a time, a caller joining the one in flight. */
+  const run = (): Promise<void> => {
+    if (timer) clearTimeout(timer);
+    timer = undefined;
+    running ??= (async () => {
+      try {
+        while (await indexBatch());
+      } finally {
+        running = undefined;
+      }
+    })();
+    return running;
+  };
+
+  return {
+    nudge() {
+      if (stopped || timer) return;
+      timer = setTimeout(() => {
+        timer = undefined;
+        // A failure here is retried by the next nudge or search (which reports it).
+        run().catch(() => {});
+      }, DELAY_MS);
+      timer.unref();
+    },
+    async catchUp() {
+      // A run in flight may have started before the caller's message committed: one more.
+      if (running) await running.catch(() => {});
+      if (await behind()) await run();
+    },
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      timer = undefined;
+      await running?.catch(() => {});
+    },
+  };
+}
