@@ -1,5 +1,6 @@
-import { sql } from "kysely";
+import { byDialect } from "../db/dialect.js";
 import type { ParleyDatabase } from "../db/unit-of-work.js";
+import { indexSearchBatch, isSearchIndexBehind } from "./search-index-repository.js";
 
 /**
  * Keeps the search index up with new messages after their commit (migration 025), so that a post
@@ -34,42 +35,16 @@ export const DELAY_MS = 20;
 export const BATCH = 2_000;
 
 export function createSearchIndexer(database: ParleyDatabase): SearchIndexer {
-  if (database.dialect === "postgres") {
+  // PostgreSQL indexes in the writing transaction (the GIN index's pending list).
+  if (!byDialect(database.db, { sqlite: true, postgres: false })) {
     return { nudge() {}, catchUp: async () => {}, stop: async () => {} };
   }
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   let stopped = false;
 
-  /** Indexes one batch; answers whether messages remain. */
-  const indexBatch = () =>
-    database.transaction(async (tx) => {
-      const { rows } = await sql<{ through: number; upto: number | null; n: number }>`
-        select p."indexed_through" as "through", max(m."id") as "upto", count(*) as "n"
-        from "message_search_progress" p
-        left join (select "id" from "messages"
-          where "id" > (select "indexed_through" from "message_search_progress")
-          order by "id" limit ${BATCH}) m on 1`.execute(tx.db);
-      const { through, upto, n } = rows[0]!;
-      if (upto === null) return false;
-      await sql`insert into "message_search" ("rowid", "body", "room_id")
-        select "id", "content_text", "room_id" from "messages"
-        where "id" > ${through} and "id" <= ${upto}
-          and "deleted_at" is null and "moderation_status" not in ('QUARANTINED', 'REJECTED')`.execute(
-        tx.db,
-      );
-      await sql`update "message_search_progress" set "indexed_through" = ${upto}`.execute(tx.db);
-      return Number(n) >= BATCH;
-    });
-
-  const behind = async () => {
-    const { rows } = await sql<{ behind: number }>`
-      select coalesce((select max("id") from "messages"), 0)
-        > (select "indexed_through" from "message_search_progress") as "behind"`.execute(
-      database.db,
-    );
-    return Boolean(rows[0]?.behind);
-  };
+  const indexBatch = () => database.transaction((tx) => indexSearchBatch(tx.db, BATCH));
+  const behind = () => isSearchIndexBehind(database.db);
 
   /** Runs batches until none remains; one run at a time, a caller joining the one in flight. */
   const run = (): Promise<void> => {
