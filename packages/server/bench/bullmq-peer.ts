@@ -27,7 +27,7 @@ import { Queue, Worker } from "bullmq";
 import { Agent } from "undici";
 import { processCpuMicros } from "./cpu-accounting.js";
 import type { PeerReceiver } from "./graphile-worker-peer.js";
-import { peerEnvelope, signedPeerPost } from "./peer-delivery.js";
+import { measureBurst, peerEnvelope, signedPeerPost } from "./peer-delivery.js";
 
 export type BullMqMode = "memory" | "aof";
 
@@ -145,33 +145,11 @@ export async function openBullMqPeer(options: {
     },
     async burst(keys, writers) {
       const worker = start();
-      const inserted = new Map<string, number>();
-      const base = receiver.count;
-      const started = clock();
-      let next = 0;
-      await Promise.all(
-        Array.from({ length: writers }, async () => {
-          while (next < keys.length) {
-            const key = keys[next++]!;
-            await queue.add("deliver", { body: peerEnvelope(key) });
-            inserted.set(key, clock());
-          }
-        }),
+      const result = await measureBurst(receiver, keys, writers, (key) =>
+        queue.add("deliver", { body: peerEnvelope(key) }),
       );
-      const allInserted = clock();
-      await receiver.waitFor(base + keys.length, 300_000);
-      const last = Math.max(...keys.map((key) => receiver.arrivals.get(key) ?? 0));
       await worker.close();
-      const latencies: number[] = [];
-      for (const [key, at] of inserted) {
-        const arrived = receiver.arrivals.get(key);
-        if (arrived !== undefined) latencies.push(arrived - at);
-      }
-      return {
-        rate: (keys.length / (last - started)) * 1000,
-        insertRate: (keys.length / (allInserted - started)) * 1000,
-        latencies: latencies.sort((a, b) => a - b),
-      };
+      return result;
     },
     async close() {
       await queue.close();

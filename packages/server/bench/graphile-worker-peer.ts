@@ -28,7 +28,7 @@ import {
 } from "graphile-worker";
 import pg from "pg";
 import { Agent } from "undici";
-import { peerEnvelope as envelope, signedPeerPost } from "./peer-delivery.js";
+import { measureBurst, peerEnvelope as envelope, signedPeerPost } from "./peer-delivery.js";
 
 export type GraphileMode = "plain" | "batched";
 
@@ -153,34 +153,12 @@ export async function openGraphilePeer(options: {
     },
     async burst(keys, writers) {
       const runner = await start();
-      const inserted = new Map<string, number>();
-      const base = receiver.count;
-      const started = clock();
-      let next = 0;
-      await Promise.all(
-        Array.from({ length: writers }, async () => {
-          while (next < keys.length) {
-            const key = keys[next++]!;
-            await utils.addJob("deliver", { body: envelope(key) });
-            inserted.set(key, clock());
-          }
-        }),
+      const result = await measureBurst(receiver, keys, writers, (key) =>
+        utils.addJob("deliver", { body: envelope(key) }),
       );
-      const allInserted = clock();
-      await receiver.waitFor(base + keys.length, 300_000);
-      const last = Math.max(...keys.map((key) => receiver.arrivals.get(key) ?? 0));
       await runner.stop();
       await settle();
-      const latencies: number[] = [];
-      for (const [key, at] of inserted) {
-        const arrived = receiver.arrivals.get(key);
-        if (arrived !== undefined) latencies.push(arrived - at);
-      }
-      return {
-        rate: (keys.length / (last - started)) * 1000,
-        insertRate: (keys.length / (allInserted - started)) * 1000,
-        latencies: latencies.sort((a, b) => a - b),
-      };
+      return result;
     },
     async close() {
       await utils.release();
