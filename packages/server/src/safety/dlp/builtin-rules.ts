@@ -2,9 +2,11 @@ import type { DlpRule } from "./dlp-rule.js";
 import { passesLuhn } from "./luhn.js";
 import { createPatternRule } from "./pattern-rule.js";
 
-// Runs of digits where single spaces or dashes may separate groups ("4111 1111-1111 1111").
-// The lookarounds keep a run from starting or ending in the middle of a longer number.
-const DIGIT_RUN = /(?<!\d)\d(?:[ -]?\d)*(?!\d)/g;
+// Runs of digits where single spaces or dashes may separate groups ("4111 1111-1111 1111"), of
+// at least as many digits as the shortest card number has (13): shorter runs, most of them (a
+// short commit sha's digits, a version, a date), cannot hold a card whatever their layout. The
+// lookarounds keep a run from starting or ending in the middle of a longer number.
+const DIGIT_RUN = /(?<!\d)\d(?:[ -]?\d){12,}(?!\d)/g;
 
 // How card numbers are printed: 4-4-4-4 (most), 4-4-4-4-3 (19 digits), 4-6-5 (Amex), 4-6-4
 // (Diners). A run that starts with one of these layouts may carry more digits after it, such as
