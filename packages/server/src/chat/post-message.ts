@@ -305,6 +305,38 @@ export async function postMessage(
 }
 
 /**
+ * The texts of a post with a claim (its name, CTEs, answers and combined form): the claim's texts
+ * are fixed, so each pair is assembled once, not at every post. Found by the claim's CTE, then
+ * its combined CTEs: the claim hands the same strings each time, whose hashes the engine keeps,
+ * so the lookups do not read the texts.
+ */
+const claimedForms = new Map<string, Map<string, ClaimedForm>>();
+type ClaimedForm = Omit<StatementUnit<unknown, unknown>, "values" | "settle">;
+function claimedForm(cte: string, combined: ClaimStatement["combined"]): ClaimedForm {
+  let byCombined = claimedForms.get(cte);
+  if (byCombined === undefined) {
+    if (claimedForms.size >= 16) claimedForms.clear();
+    claimedForms.set(cte, (byCombined = new Map()));
+  }
+  let form = byCombined.get(combined.ctes);
+  if (form === undefined) {
+    form = {
+      name: "parley_post_message_claimed",
+      ctes: postMessageClaimedCtes(cte),
+      answer: POST_MESSAGE_CLAIMED_ANSWER,
+      combined: {
+        columns: [...POST_MESSAGE_COLUMNS, ...combined.columns],
+        types: [...POST_MESSAGE_TYPES, ...combined.types],
+        ctes: postMessageClaimedBatchCtes(combined.ctes),
+        answer: POST_MESSAGE_CLAIMED_BATCH_ANSWER,
+      },
+    };
+    byCombined.set(combined.ctes, form);
+  }
+  return form;
+}
+
+/**
  * The post as one statement (PostgreSQL, see ParleyDatabase.statement), for `values` =
  * postStatementValues, with the claim it must win when there is one (postMessageClaimedCtes).
  * test/unit/chat/post-statement.test.ts prints the SQL it assembles to.
@@ -319,16 +351,8 @@ export function postStatement(
   const senderId = sender.type === "user" ? sender.userId : null;
   const form = claim
     ? {
-        name: "parley_post_message_claimed",
-        ctes: postMessageClaimedCtes(claim.cte(values.length + 1)),
+        ...claimedForm(claim.cte(values.length + 1), claim.combined),
         values: [...values, ...claim.values],
-        answer: POST_MESSAGE_CLAIMED_ANSWER,
-        combined: {
-          columns: [...POST_MESSAGE_COLUMNS, ...claim.combined.columns],
-          types: [...POST_MESSAGE_TYPES, ...claim.combined.types],
-          ctes: postMessageClaimedBatchCtes(claim.combined.ctes),
-          answer: POST_MESSAGE_CLAIMED_BATCH_ANSWER,
-        },
       }
     : {
         name: "parley_post_message",

@@ -135,6 +135,21 @@ function keptClaim(
   };
 }
 
+// The claim's texts in a post's statement: fixed, so built once (the statement's text is looked up
+// by its text for its prepared statement's name).
+const CLAIM_CTES = new Map<number, string>();
+const claimCte = (first: number): string => {
+  let cte = CLAIM_CTES.get(first);
+  if (cte === undefined)
+    CLAIM_CTES.set(first, (cte = idempotencyClaimCte(first, IDEMPOTENCY_ABANDONED_AFTER_MS)));
+  return cte;
+};
+const CLAIM_COMBINED = {
+  columns: IDEMPOTENCY_CLAIM_COLUMNS,
+  types: IDEMPOTENCY_CLAIM_TYPES,
+  ctes: idempotencyClaimBatchCtes(IDEMPOTENCY_ABANDONED_AFTER_MS),
+};
+
 /** The claim a post of this request writes (see IdempotencyClaim). */
 function claimForPost(
   claim: Omit<KeptClaim, "status" | "headers" | "body">,
@@ -150,13 +165,9 @@ function claimForPost(
       if (body === undefined) return undefined;
       const template = answer(posted);
       return {
-        cte: (first) => idempotencyClaimCte(first, IDEMPOTENCY_ABANDONED_AFTER_MS),
+        cte: claimCte,
         values: idempotencyClaimValues(keptClaim(claim, template), body),
-        combined: {
-          columns: IDEMPOTENCY_CLAIM_COLUMNS,
-          types: IDEMPOTENCY_CLAIM_TYPES,
-          ctes: idempotencyClaimBatchCtes(IDEMPOTENCY_ABANDONED_AFTER_MS),
-        },
+        combined: CLAIM_COMBINED,
       };
     },
     lost: () => new ClaimLost(),
