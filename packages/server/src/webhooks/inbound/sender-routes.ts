@@ -41,10 +41,23 @@ function invalidSignature(header: string): AppError {
   );
 }
 
+/**
+ * The opened secret of each looked-up webhook: ingest keeps a lookup for up to a second
+ * (INGEST_TARGET_TTL_MS) and hands the same object to every request meanwhile, so the secret is
+ * decrypted once per lookup, not per delivery (an AES-GCM decryption costs about as much as the
+ * signature check itself). A new lookup (a new or removed secret) is a new object.
+ */
+const openedSecrets = new WeakMap<ResolvedIngestTarget, string | null>();
+
 /** The webhook's signing secret, opened (null when none is set). */
 function signingSecretOf(ctx: AppContext, target: ResolvedIngestTarget): string | null {
-  const sealed = target.signingSecretCiphertext;
-  return sealed === null ? null : openSecret(ctx.keys.secretKey, sealed);
+  let secret = openedSecrets.get(target);
+  if (secret === undefined) {
+    const sealed = target.signingSecretCiphertext;
+    secret = sealed === null ? null : openSecret(ctx.keys.secretKey, sealed);
+    openedSecrets.set(target, secret);
+  }
+  return secret;
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
