@@ -66,7 +66,7 @@ export interface IdempotencyClaim {
 }
 
 const sha256 = (data: string | Uint8Array) =>
-  crypto.createHash("sha256").update(data).digest("hex");
+  crypto.hash("sha256", data, "hex");
 
 export function idempotencyKeyHash(kind: IdempotencyKind, key: string): string {
   return sha256(`${kind}\u0000${key}`);
