@@ -65,8 +65,7 @@ export interface IdempotencyClaim {
   post(answer: (posted: PostedMessage) => KeptAnswer): PostClaim;
 }
 
-const sha256 = (data: string | Uint8Array) =>
-  crypto.hash("sha256", data, "hex");
+const sha256 = (data: string | Uint8Array) => crypto.hash("sha256", data, "hex");
 
 export function idempotencyKeyHash(kind: IdempotencyKind, key: string): string {
   return sha256(`${kind}\u0000${key}`);
