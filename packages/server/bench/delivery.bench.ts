@@ -101,6 +101,8 @@ export interface Receiver {
   /** Arrival time (ms on the shared wall clock: timeOrigin + performance.now()) by event key. */
   arrivals: Map<string, number>;
   readonly count: number;
+  /** Connections (TLS: handshakes completed) the receiver accepted so far. */
+  readonly connections: number;
   waitFor(n: number, timeoutMs: number): Promise<void>;
   close(): Promise<void>;
 }
@@ -113,8 +115,11 @@ export interface Receiver {
  */
 const RECEIVER_SOURCE = `
   const http = require("node:http");
+  const https = require("node:https");
+  const tls = process.argv[1] ? JSON.parse(process.argv[1]) : null;
   let batch = [];
-  const server = http.createServer((req, res) => {
+  let connections = 0;
+  const handler = (req, res) => {
     const chunks = [];
     req.on("data", (chunk) => chunks.push(chunk));
     req.on("end", () => {
@@ -125,39 +130,58 @@ const RECEIVER_SOURCE = `
       batch.push(key ? (key[1] || "m" + key[2]) + suffix : "", at);
       res.writeHead(204).end();
     });
-  });
+  };
+  const server = tls ? https.createServer(tls, handler) : http.createServer(handler);
+  server.on(tls ? "secureConnection" : "connection", () => connections++);
   server.keepAliveTimeout = 60000;
-  setInterval(() => { if (batch.length) { process.send(batch); batch = []; } }, 5).unref();
+  setInterval(() => { if (batch.length) { process.send({ batch, connections }); batch = []; } }, 5).unref();
   server.listen(0, "127.0.0.1", () => process.send({ port: server.address().port }));
   process.on("disconnect", () => process.exit(0));
 `;
 
-export async function startReceiver(): Promise<Receiver> {
-  const child = fork("-e", [RECEIVER_SOURCE], {
+/**
+ * With `tls`, the receiver serves HTTPS with these node:https options (a key and certificate; with
+ * `requestCert` and `rejectUnauthorized`, only clients with a certificate signed by `ca`, as an
+ * mTLS ingress does) at https://localhost:PORT/hook.
+ */
+export async function startReceiver(tls?: {
+  key: string;
+  cert: string;
+  ca?: string;
+  requestCert?: boolean;
+  rejectUnauthorized?: boolean;
+}): Promise<Receiver> {
+  const child = fork("-e", [RECEIVER_SOURCE, ...(tls === undefined ? [] : [JSON.stringify(tls)])], {
     execArgv: [],
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
   const arrivals = new Map<string, number>();
   let count = 0;
+  let connections = 0;
   let waiter: { n: number; resolve: () => void } | undefined;
   const port = await new Promise<number>((resolve, reject) => {
     child.once("error", reject);
-    child.on("message", (message: unknown) => {
-      if (!Array.isArray(message)) return resolve((message as { port: number }).port);
-      for (let i = 0; i < message.length; i += 2) {
-        const key = message[i] as string;
-        if (key && !arrivals.has(key)) arrivals.set(key, message[i + 1] as number);
+    child.on("message", (message: { port: number } | { batch: unknown[]; connections: number }) => {
+      if (!("batch" in message)) return resolve(message.port);
+      const { batch } = message;
+      connections = message.connections;
+      for (let i = 0; i < batch.length; i += 2) {
+        const key = batch[i] as string;
+        if (key && !arrivals.has(key)) arrivals.set(key, batch[i + 1] as number);
         count++;
       }
       if (waiter && count >= waiter.n) waiter.resolve();
     });
   });
   return {
-    url: `http://127.0.0.1:${port}/hook`,
+    url: tls === undefined ? `http://127.0.0.1:${port}/hook` : `https://localhost:${port}/hook`,
     pid: child.pid!,
     arrivals,
     get count() {
       return count;
+    },
+    get connections() {
+      return connections;
     },
     waitFor(n, timeoutMs) {
       if (count >= n) return Promise.resolve();

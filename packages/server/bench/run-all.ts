@@ -5,7 +5,8 @@
  *   --steady-seconds N      the delivery benchmark's steady run on each database (default 60)
  *   --skip-large-table      leave out the 1,000,000-row delivery table benchmark
  *   --skip-scale-out        leave out one against two Parley processes on PostgreSQL
- *   --only a,b              only these (dead-receivers, delivery, delivery-search, inbound,
+ *   --only a,b              only these (dead-receivers, delivery, delivery-search,
+ *                           enterprise-receivers, inbound,
  *                           ingest, large-table, login, messages-that-live, ordered-lanes,
  *                           room-list, scale-out, search, stream, sustained)
  *
@@ -18,6 +19,10 @@ import { parseArgs } from "node:util";
 import { deadReceiversOptionsFrom, runDeadReceiversBench } from "./dead-receivers.bench.js";
 import { runDeliverySearchBench } from "./delivery-search.bench.js";
 import { deliveryOptionsFrom, runDeliveryBench } from "./delivery.bench.js";
+import {
+  enterpriseReceiversOptionsFrom,
+  runEnterpriseReceiversBench,
+} from "./enterprise-receivers.bench.js";
 import { inboundOptionsFrom, runInboundBench } from "./inbound-from-the-world.bench.js";
 import { runIngestBench } from "./ingest.bench.js";
 import { largeTableOptionsFrom, runLargeTableBench } from "./large-table.bench.js";
@@ -57,6 +62,10 @@ const benchmarks: Array<[name: string, run: () => Promise<void>]> = [
   ["sustained", () => runSustainedBench(sustainedOptionsFrom({ quick }))],
   ["delivery-search", () => runDeliverySearchBench(quick ? 100_000 : undefined)],
   ["dead-receivers", () => runDeadReceiversBench(deadReceiversOptionsFrom({ quick }))],
+  [
+    "enterprise-receivers",
+    () => runEnterpriseReceiversBench(enterpriseReceiversOptionsFrom({ quick })),
+  ],
   ["ordered-lanes", () => runOrderedLanesBench(orderedLanesOptionsFrom({ quick }))],
   [
     "ingest",

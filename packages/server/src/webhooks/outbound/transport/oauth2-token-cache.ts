@@ -155,8 +155,20 @@ export class OAuth2TokenCache {
   }
 }
 
+/** Hashes of the settings objects seen (the dispatcher hands the same object for one ciphertext). */
+const fingerprints = new WeakMap<OAuth2ClientCredentials, string>();
+
 /** A hash of the settings (not the settings: the cache holds no client secret of its own). */
 function fingerprint(credentials: OAuth2ClientCredentials): string {
+  let hash = fingerprints.get(credentials);
+  if (hash === undefined) {
+    hash = hashOf(credentials);
+    fingerprints.set(credentials, hash);
+  }
+  return hash;
+}
+
+function hashOf(credentials: OAuth2ClientCredentials): string {
   return createHash("sha256")
     .update(
       JSON.stringify([

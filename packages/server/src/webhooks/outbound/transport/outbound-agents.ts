@@ -98,7 +98,19 @@ export class OutboundAgents {
   }
 }
 
+/** Keys of the settings objects seen (the dispatcher hands the same object for one ciphertext). */
+const keys = new WeakMap<ClientTls, string>();
+
 function identityKey(tls: ClientTls): string {
+  let key = keys.get(tls);
+  if (key === undefined) {
+    key = hashOf(tls);
+    keys.set(tls, key);
+  }
+  return key;
+}
+
+function hashOf(tls: ClientTls): string {
   return createHash("sha256")
     .update(JSON.stringify([tls.clientCertificatePem, tls.clientKeyPem, tls.passphrase, tls.caPem]))
     .digest("base64url");
