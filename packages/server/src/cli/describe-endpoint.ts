@@ -17,5 +17,16 @@ export function describeEndpoint(webhook: Webhook): string[] {
   if (webhook.ordering !== "none") lines.push(`  ordering: ${webhook.ordering}`);
   if (webhook.payloadFormat !== "parley") lines.push(`  payload format: ${webhook.payloadFormat}`);
   if (webhook.traceContext) lines.push("  trace context: sent (traceparent)");
+  // Credentials come masked from the API.
+  const auth = webhook.auth;
+  if (auth?.type === "basic")
+    lines.push(`  auth: basic, user ${auth.username}, password ${auth.password}`);
+  if (auth?.type === "bearer") lines.push(`  auth: bearer token ${auth.token}`);
+  if (auth?.type === "oauth2")
+    lines.push(
+      `  auth: OAuth 2.0 client ${auth.clientId} at ${auth.tokenUrl} (secret ${auth.clientSecret}${auth.scope === null ? "" : `, scope ${auth.scope}`}${auth.audience === null ? "" : `, audience ${auth.audience}`})`,
+    );
+  if (webhook.tls)
+    lines.push(`  client certificate: ${webhook.tls.subject}, expires ${webhook.tls.expiresAt}`);
   return lines;
 }

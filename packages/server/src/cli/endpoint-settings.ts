@@ -34,6 +34,23 @@ export interface EndpointSettingOptions {
   ordering?: string;
   payloadFormat?: string;
   traceContext?: boolean;
+  /** basic, bearer, oauth2 or none. */
+  auth?: string;
+  authUsername?: string;
+  authPassword?: string;
+  authToken?: string;
+  tokenUrl?: string;
+  clientId?: string;
+  clientSecret?: string;
+  scope?: string;
+  audience?: string;
+  /** Paths of PEM files. */
+  clientCert?: string;
+  clientKey?: string;
+  keyPassphrase?: string;
+  ca?: string;
+  /** --no-tls: false. */
+  tls?: boolean;
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -84,7 +101,116 @@ export function addEndpointSettingFlags(command: Command, mode: "create" | "upda
       `${PAYLOAD_FORMATS.join(", ")}: Parley's envelope (default), CloudEvents structured or binary mode`,
     )
     .option("--trace-context", "send a W3C traceparent continuing the trace that caused the event")
-    .option("--no-trace-context", "send no trace context");
+    .option("--no-trace-context", "send no trace context")
+    .option(
+      "--auth <type>",
+      "how Parley authenticates to the receiver: basic, bearer, oauth2 (client credentials) or none",
+    )
+    .option("--auth-username <name>", "basic: the user name")
+    .option("--auth-password <password>", `basic: the password (${FROM_ENV})`)
+    .option("--auth-token <token>", `bearer: the token (${FROM_ENV})`)
+    .option("--token-url <url>", "oauth2: the token endpoint")
+    .option("--client-id <id>", "oauth2: the client id")
+    .option("--client-secret <secret>", `oauth2: the client secret (${FROM_ENV})`)
+    .option("--scope <scope>", "oauth2: the scope asked for (space-separated)")
+    .option("--audience <audience>", "oauth2: the audience form parameter")
+    .option("--client-cert <file>", "mutual TLS: the client certificate (PEM file)")
+    .option("--client-key <file>", "mutual TLS: its private key (PEM file)")
+    .option("--key-passphrase <passphrase>", `mutual TLS: the key's passphrase (${FROM_ENV})`)
+    .option("--ca <file>", "mutual TLS: CA certificates (PEM file) trusted for this receiver")
+    .option("--no-tls", "remove the client certificate");
+}
+
+/** Credentials on a command line show in `ps` and shell history: `env:NAME` reads them instead. */
+const FROM_ENV = "or env:NAME to read it from that environment variable";
+
+function credentialOf(value: string, flag: string, env: NodeJS.ProcessEnv): string {
+  if (!value.startsWith("env:")) return value;
+  const name = value.slice(4);
+  const found = env[name];
+  if (found === undefined || found === "")
+    throw new CliError(`${flag} env:${name}: the environment variable ${name} is not set`);
+  return found;
+}
+
+function pemFile(path: string, flag: string): string {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (error) {
+    throw new CliError(`${flag}: cannot read ${path}: ${(error as Error).message}`);
+  }
+}
+
+const AUTH_FLAGS = [
+  ["authUsername", "username", "--auth-username"],
+  ["authPassword", "password", "--auth-password"],
+  ["authToken", "token", "--auth-token"],
+  ["tokenUrl", "tokenUrl", "--token-url"],
+  ["clientId", "clientId", "--client-id"],
+  ["clientSecret", "clientSecret", "--client-secret"],
+  ["scope", "scope", "--scope"],
+  ["audience", "audience", "--audience"],
+] as const;
+const CREDENTIAL_FIELDS = new Set(["password", "token", "clientSecret"]);
+
+/**
+ * `auth` from the flags, on top of the file's: `--auth` sets the type (or none), each other flag
+ * one field; the server checks the fields against the type (invalid_auth).
+ */
+function authFrom(
+  options: EndpointSettingOptions,
+  fromFile: UpdateWebhookParams["auth"],
+  env: NodeJS.ProcessEnv,
+): UpdateWebhookParams["auth"] {
+  const given = AUTH_FLAGS.filter(([flag]) => options[flag] !== undefined);
+  if (options.auth === undefined && given.length === 0) return fromFile;
+  if (options.auth?.toLowerCase() === "none") {
+    if (given.length > 0) throw new CliError("--auth none takes no other --auth-* flags");
+    return null;
+  }
+  const type =
+    options.auth === undefined
+      ? fromFile?.type
+      : parseChoice(options.auth.toLowerCase(), ["basic", "bearer", "oauth2"] as const, "--auth");
+  if (type === undefined)
+    throw new CliError("--auth basic|bearer|oauth2 is needed with the --auth-* flags");
+  const auth: Record<string, string | null> = fromFile?.type === type ? { ...fromFile } : {};
+  auth.type = type;
+  for (const [flag, field, spelled] of given) {
+    const value = options[flag]!;
+    auth[field] = CREDENTIAL_FIELDS.has(field) ? credentialOf(value, spelled, env) : value;
+  }
+  return auth as UpdateWebhookParams["auth"];
+}
+
+/** `tls` from the flags (files read here), on top of the file's; --no-tls removes it. */
+function tlsFrom(
+  options: EndpointSettingOptions,
+  fromFile: UpdateWebhookParams["tls"],
+  env: NodeJS.ProcessEnv,
+): UpdateWebhookParams["tls"] {
+  const any =
+    options.clientCert !== undefined ||
+    options.clientKey !== undefined ||
+    options.keyPassphrase !== undefined ||
+    options.ca !== undefined;
+  if (options.tls === false) {
+    if (any)
+      throw new CliError("--no-tls takes no --client-cert, --client-key, --key-passphrase or --ca");
+    return null;
+  }
+  if (!any) return fromFile;
+  const tls = { ...(fromFile ?? {}) } as Record<string, string | null>;
+  if (options.clientCert !== undefined)
+    tls.clientCertificatePem = pemFile(options.clientCert, "--client-cert");
+  if (options.clientKey !== undefined)
+    tls.clientKeyPem = pemFile(options.clientKey, "--client-key");
+  if (options.keyPassphrase !== undefined)
+    tls.passphrase = credentialOf(options.keyPassphrase, "--key-passphrase", env);
+  if (options.ca !== undefined) tls.caPem = pemFile(options.ca, "--ca");
+  if (tls.clientCertificatePem === undefined || tls.clientKeyPem === undefined)
+    throw new CliError("mutual TLS needs both --client-cert and --client-key");
+  return tls as unknown as UpdateWebhookParams["tls"];
 }
 
 /**
@@ -95,6 +221,7 @@ export async function endpointSettingsFrom(
   options: EndpointSettingOptions,
   api: () => RequestInterface,
   readStdin: () => string = () => readFileSync(0, "utf8"),
+  env: NodeJS.ProcessEnv = process.env,
 ): Promise<UpdateWebhookParams> {
   const body: UpdateWebhookParams =
     options.fromFile === undefined ? {} : readBodyFile(options.fromFile, readStdin);
@@ -115,6 +242,10 @@ export async function endpointSettingsFrom(
   if (options.payloadFormat !== undefined)
     body.payloadFormat = parseChoice(options.payloadFormat, PAYLOAD_FORMATS, "--payload-format");
   if (options.traceContext !== undefined) body.traceContext = options.traceContext;
+  const auth = authFrom(options, body.auth, env);
+  if (auth !== undefined) body.auth = auth;
+  const tls = tlsFrom(options, body.tls, env);
+  if (tls !== undefined) body.tls = tls;
   return body;
 }
 

@@ -18,7 +18,7 @@ export interface WebhooksCreateOptions extends EndpointSettingOptions {
  */
 export async function webhooksCreate(io: CliIo, options: WebhooksCreateOptions): Promise<void> {
   const api = () => apiFromEnv(io.env).api;
-  const body = await endpointSettingsFrom(options, api);
+  const body = await endpointSettingsFrom(options, api, undefined, io.env);
   const missing = (["name", "url", "events"] as const).filter((field) => body[field] === undefined);
   if (missing.length > 0)
     throw new CliError(

@@ -22,7 +22,7 @@ export async function webhooksUpdate(
   if (options.enable && options.disable)
     throw new CliError("--enable and --disable cannot be given together");
   const api = () => apiFromEnv(io.env).api;
-  const data = await endpointSettingsFrom(options, api);
+  const data = await endpointSettingsFrom(options, api, undefined, io.env);
   if (options.enable) data.enabled = true;
   if (options.disable) data.enabled = false;
   if (Object.keys(data).length === 0)

@@ -27,6 +27,7 @@ import { startDeliveryWork, type BackgroundWork } from "../../src/background-wor
 import { createTestApp, type TestApp } from "../helpers/build-app.js";
 import { SQLITE } from "../helpers/dialects.js";
 import { startReceiver, type Receiver } from "../helpers/receiver.js";
+import { createTestPki } from "../helpers/test-pki.js";
 import { CHROMIUM_PATH } from "../helpers/services.js";
 
 const BUILD_SCRIPT = fileURLToPath(new URL("../../scripts/build-admin-ui.mjs", import.meta.url));
@@ -522,6 +523,59 @@ describe("admin UI in Chromium", { tags: ["chromium"] }, () => {
     expect(sent!.headers["x-webhook-signature-256"]).toBe(
       signWebhookPayload("a-brand-new-secret-9876543210", sent!.body),
     );
+  });
+
+  it("sets OAuth 2.0 and a client certificate in the edit form, shows them masked, and keeps a secret left empty", async () => {
+    const pki = createTestPki();
+    const client = pki.client("admin-ui-client");
+    const webhook = await api<{ id: number }>("POST", "/api/admin/webhooks", {
+      name: "Enterprise",
+      url: receiver.url,
+      secret: SECRET,
+      events: ["ROOM_CREATED"],
+    });
+    await signIn(`/admin/webhooks/${webhook.id}`);
+    await page.getByRole("heading", { name: "Enterprise" }).waitFor();
+    await page.locator("#edit-endpoint > summary").click();
+    await page.locator("#edit-auth-type").selectOption("oauth2");
+    await page.locator("#edit-auth-token-url").fill("https://idp.example.com/oauth2/token");
+    await page.locator("#edit-auth-client-id").fill("parley-ui");
+    await page.locator("#edit-auth-client-secret").fill("ui-client-secret-abcd");
+    await page.locator("#edit-auth-scope").fill("hooks.write");
+    await page.locator("#edit-tls-certificate").fill(client.cert);
+    await page.locator("#edit-tls-key").fill(client.key);
+    expect(await accessibilityViolations()).toEqual([]);
+    await page.getByRole("button", { name: "Save changes" }).click();
+    await expect
+      .poll(() => page.locator("main").textContent())
+      .toContain(
+        "OAuth 2.0 client parley-ui at https://idp.example.com/oauth2/token (secret ****abcd, scope hooks.write)",
+      );
+    expect(await page.locator("main").textContent()).toContain("O=Parley Test, CN=admin-ui-client");
+    expect(await api("GET", `/api/admin/webhooks/${webhook.id}`)).toMatchObject({
+      auth: { type: "oauth2", clientId: "parley-ui", clientSecret: "****abcd" },
+      tls: { subject: "O=Parley Test, CN=admin-ui-client" },
+    });
+    expect(await page.content()).not.toContain("ui-client-secret");
+    expect(await page.content()).not.toContain("PRIVATE KEY-----\nM");
+
+    // The secret is write-only: the form shows it masked, and saving without it keeps it.
+    await page.locator("#edit-endpoint > summary").click();
+    const secretField = page.locator("#edit-auth-client-secret");
+    expect(await secretField.inputValue()).toBe("");
+    expect(await secretField.getAttribute("placeholder")).toBe("unchanged (****abcd)");
+    await page.locator("#edit-auth-scope").fill("hooks.read");
+    await page.getByRole("button", { name: "Save changes" }).click();
+    await expect
+      .poll(
+        async () =>
+          (await api<{ auth: { scope: string } }>("GET", `/api/admin/webhooks/${webhook.id}`)).auth
+            .scope,
+      )
+      .toBe("hooks.read");
+    expect(await api("GET", `/api/admin/webhooks/${webhook.id}`)).toMatchObject({
+      auth: { clientSecret: "****abcd" },
+    });
   });
 
   it("asks before deleting in a row of its own, the table keeping its columns", async () => {

@@ -120,6 +120,14 @@ export const webhookDetailView: View = async (context, [idText]) => {
         "Rooms",
         webhook.roomIds === null ? "every room" : webhook.roomIds.map((r) => `#${r}`).join(", "),
       ],
+      // Credentials come masked from the API.
+      ["Authorization", authSummary(webhook)],
+      [
+        "Client certificate",
+        webhook.tls === null
+          ? "none"
+          : [webhook.tls.subject, ", expires ", time(webhook.tls.expiresAt)],
+      ],
       [
         "Custom headers",
         Object.keys(webhook.headers).length === 0
@@ -470,4 +478,18 @@ function heldLanes(webhook: Webhook): HTMLElement {
           { class: "data" },
         ),
   );
+}
+
+/** How the endpoint authenticates to its receiver, in a line (credentials as the API masks them). */
+function authSummary(webhook: Webhook): string {
+  const auth = webhook.auth;
+  if (auth === null) return "none";
+  switch (auth.type) {
+    case "basic":
+      return `HTTP Basic, user ${auth.username}, password ${auth.password}`;
+    case "bearer":
+      return `bearer token ${auth.token}`;
+    case "oauth2":
+      return `OAuth 2.0 client ${auth.clientId} at ${auth.tokenUrl} (secret ${auth.clientSecret}${auth.scope === null ? "" : `, scope ${auth.scope}`})`;
+  }
 }

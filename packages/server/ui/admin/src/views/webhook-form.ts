@@ -1,6 +1,6 @@
 // The endpoint form: create one (on the list) or edit one (on its page), with its secret, events
 // (described from the catalogue), signature scheme, ordering, payload format, trace context, room
-// filter, rate cap and custom headers.
+// filter, rate cap, custom headers and receiver credentials (auth, client certificate).
 import {
   EVENT_NAMES,
   type EventSubscription,
@@ -13,6 +13,7 @@ import {
 } from "@parley/client/browser";
 import { clearError, errorBox, showError, type ViewContext } from "../context.js";
 import { busy, h } from "../dom.js";
+import { credentialFields } from "./endpoint-credentials-fields.js";
 import { revealSecret } from "./webhook-actions.js";
 
 /**
@@ -147,6 +148,7 @@ export function webhookForm(context: ViewContext, existing?: Webhook): HTMLEleme
     "aria-describedby": `${prefix}-rate-cap-hint`,
   });
   const headers = headerRows(prefix, existing?.headers ?? {});
+  const credentials = credentialFields(prefix, existing);
 
   const everything = h("input", {
     type: "checkbox",
@@ -256,6 +258,7 @@ export function webhookForm(context: ViewContext, existing?: Webhook): HTMLEleme
       "1 to 10000 attempts per second to this endpoint, every Parley process together. Empty: no cap.",
     ),
     headers.element,
+    credentials.element,
     h("label", { class: "check", for: enabled.id }, enabled, "Enabled"),
     h("div", { class: "buttons" }, submit),
   );
@@ -274,6 +277,8 @@ export function webhookForm(context: ViewContext, existing?: Webhook): HTMLEleme
       return showError(error, "Rate cap: a whole number from 1 to 10000, or empty for no cap.");
     const headerSet = headers.read();
     if (typeof headerSet === "string") return showError(error, headerSet);
+    const credentialChanges = credentials.read();
+    if (typeof credentialChanges === "string") return showError(error, credentialChanges);
     const signatureScheme = scheme.value as SignatureScheme;
     const order = ordering.value as Ordering;
     const payloadFormat = format.value as PayloadFormat;
@@ -295,6 +300,7 @@ export function webhookForm(context: ViewContext, existing?: Webhook): HTMLEleme
               ...(rooms === null ? {} : { roomIds: rooms }),
               ...(cap === null ? {} : { maxDeliveriesPerSecond: cap }),
               ...(headerSet === undefined || headerSet === null ? {} : { headers: headerSet }),
+              ...credentialChanges,
             },
           });
           revealSecret(data.id, data.name, secret.value);
@@ -317,6 +323,7 @@ export function webhookForm(context: ViewContext, existing?: Webhook): HTMLEleme
         if (JSON.stringify(rooms) !== JSON.stringify(existing.roomIds)) changes.roomIds = rooms;
         if (cap !== existing.maxDeliveriesPerSecond) changes.maxDeliveriesPerSecond = cap;
         if (headerSet !== undefined) changes.headers = headerSet;
+        Object.assign(changes, credentialChanges);
         if (Object.keys(changes).length === 0) {
           showError(error, "Nothing to save: no field was changed.");
           return;
