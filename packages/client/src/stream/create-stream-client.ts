@@ -35,6 +35,12 @@ export interface StreamListeners {
   signal: (frame: { roomId: number; from: string; payload: unknown }) => void;
   /** The user's read marker of a room moved (PUT /api/rooms/{roomId}/read, from any tab). */
   read: (frame: { roomId: number; messageId: number }) => void;
+  /**
+   * The user became a member of a room or DM by someone's action (`by`): a DM opened with them,
+   * or by them in another tab, or a member added them to a room. Not subscribed yet: call
+   * `subscribe(roomId)` to follow it.
+   */
+  roomAdded: (frame: { roomId: number; kind: "room" | "dm"; by: string }) => void;
   /** Another member is typing in a subscribed room. */
   typing: (frame: { roomId: number; username: string }) => void;
   error: (error: { code: StreamErrorCode | "unauthorized"; roomId?: number }) => void;
@@ -85,6 +91,7 @@ export function createStreamClient(options: StreamClientOptions): StreamClient {
     presence: new Set(),
     signal: new Set(),
     read: new Set(),
+    roomAdded: new Set(),
     typing: new Set(),
     error: new Set(),
     state: new Set(),
@@ -152,6 +159,9 @@ export function createStreamClient(options: StreamClientOptions): StreamClient {
         return;
       case "read":
         emit("read", { roomId: frame.roomId, messageId: frame.messageId });
+        return;
+      case "room_added":
+        emit("roomAdded", { roomId: frame.roomId, kind: frame.kind, by: frame.by });
         return;
       case "typing":
         if (rooms.has(frame.roomId))

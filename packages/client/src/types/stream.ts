@@ -67,6 +67,12 @@ export type ServerFrame =
   | { type: "signal"; roomId: number; from: string; payload: unknown }
   /** To each of the user's connections: their read marker of the room moved (another tab read). */
   | { type: "read"; roomId: number; messageId: number }
+  /**
+   * To each of the user's connections: they became a member of a room or DM by someone's action
+   * (`by`): a DM opened with them (or by them, in another tab), or a member added them to a room.
+   * Subscribe to follow it.
+   */
+  | { type: "room_added"; roomId: number; kind: "room" | "dm"; by: string }
   /** Another member of a subscribed room is typing (at most one per 2 s per user and room). */
   | { type: "typing"; roomId: number; username: string }
   | { type: "error"; code: StreamErrorCode; roomId?: number }

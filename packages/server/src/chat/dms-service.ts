@@ -3,6 +3,7 @@ import type { Principal } from "../auth/principal.js";
 import { isUniqueViolation } from "../db/dialect.js";
 import { AppError } from "../errors/app-error.js";
 import { eventData } from "../events/event-catalogue.js";
+import type { AnnounceRoomAdded } from "./room-added-notice.js";
 import { findLiveRoom } from "./room-access.js";
 import {
   addMembers,
@@ -47,12 +48,14 @@ async function findOtherUser(ctx: AppContext, who: DmWith): Promise<UserRow> {
  * Opens the direct message between the caller and another active user (by id or by username),
  * or returns the one that is already open between them (`created: false`). No event fires: a DM
  * becomes visible to integrations only when it is promoted to a room. The view shows the other
- * person as `peer`.
+ * person as `peer`. A DM opened now is announced to both members' stream connections (the other
+ * person's pages, and the opener's other tabs) once it committed.
  */
 export async function openDm(
   ctx: AppContext,
   actor: Principal,
   who: DmWith,
+  announce: AnnounceRoomAdded,
 ): Promise<{ room: RoomView; created: boolean }> {
   const other = await findOtherUser(ctx, who);
   const userId = other.id;
@@ -79,6 +82,8 @@ export async function openDm(
       await addMembers(trx, roomId, [actor.userId, userId], now);
       return roomView(trx, roomId, actor.userId);
     });
+    for (const username of [other.username, actor.username])
+      announce({ username, roomId: room.id, kind: "dm", by: actor.username });
     return { room, created: true };
   } catch (error) {
     // The other user opened the same DM at the same moment: theirs is the one.

@@ -36,8 +36,11 @@ const dmParams = IdParams("dmId");
 
 export interface RoomsRoutesOptions {
   ctx: AppContext;
-  /** Tells a user's live-stream connections that their read marker moved. */
-  stream: Pick<StreamGateway, "announceRead">;
+  /**
+   * Tells a user's live-stream connections that their read marker moved, or that they became a
+   * member of a room or DM by someone's action.
+   */
+  stream: Pick<StreamGateway, "announceRead" | "announceRoomAdded">;
 }
 
 /**
@@ -136,7 +139,8 @@ export const roomsRoutes: FastifyPluginAsyncTypebox<RoomsRoutesOptions> = async 
       schema: {
         tags,
         security,
-        summary: "Add someone to a room you are a member of (fires USER_JOINED_ROOM)",
+        summary:
+          "Add someone to a room you are a member of (fires USER_JOINED_ROOM; their stream connections get a room_added frame)",
         params: roomParams,
         body: AddMemberParamsSchema,
         response: {
@@ -149,7 +153,9 @@ export const roomsRoutes: FastifyPluginAsyncTypebox<RoomsRoutesOptions> = async 
       },
     },
     async (request) =>
-      addRoomMember(ctx, request.principal, request.params.roomId, request.body.userId),
+      addRoomMember(ctx, request.principal, request.params.roomId, request.body.userId, (notice) =>
+        stream.announceRoomAdded(notice),
+      ),
   );
 
   app.put(
@@ -258,7 +264,7 @@ export const roomsRoutes: FastifyPluginAsyncTypebox<RoomsRoutesOptions> = async 
         tags,
         security,
         summary:
-          "Open a direct message with a user, by userId or username (201), or get the one already open (200)",
+          "Open a direct message with a user, by userId or username (201; both members' stream connections get a room_added frame), or get the one already open (200)",
         body: OpenDmParamsSchema,
         response: {
           200: RoomSchema,
@@ -270,7 +276,9 @@ export const roomsRoutes: FastifyPluginAsyncTypebox<RoomsRoutesOptions> = async 
       },
     },
     async (request, reply) => {
-      const { room, created } = await openDm(ctx, request.principal, request.body ?? {});
+      const { room, created } = await openDm(ctx, request.principal, request.body ?? {}, (notice) =>
+        stream.announceRoomAdded(notice),
+      );
       return reply.code(created ? 201 : 200).send(room);
     },
   );

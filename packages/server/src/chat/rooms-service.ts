@@ -27,6 +27,7 @@ import {
   type RoomViewRow,
 } from "./rooms-repository.js";
 import { findUserRow } from "./users-repository.js";
+import type { AnnounceRoomAdded } from "./room-added-notice.js";
 
 /** A room or direct message as the API shows it: the wire's Room. */
 export type RoomView = Room;
@@ -278,14 +279,16 @@ export async function joinRoom(
  * A member adds an active user to a room (public or private); fires USER_JOINED_ROOM with via
  * "membership", as joining does. A non-member of a private room gets 404 (as for no room), of a
  * public one 403; a direct message keeps its two members (409 dm_members_fixed: promote it first).
+ * Once committed, `announce` tells the added user's stream connections.
  */
 export async function addRoomMember(
   ctx: AppContext,
   actor: Principal,
   roomId: number,
   userId: number,
+  announce: AnnounceRoomAdded,
 ): Promise<RoomView> {
-  return ctx.database.transaction(async (tx) => {
+  const { view, added } = await ctx.database.transaction(async (tx) => {
     const room = await roomForMember(tx.db, roomId, actor);
     if (room.kind === "dm")
       throw new AppError(
@@ -296,8 +299,10 @@ export async function addRoomMember(
     if (!user || user.status !== "active")
       throw new AppError("not_found", `no active user ${userId}`);
     await addMember(tx, roomId, user, ctx.now());
-    return memberRoomView(tx.db, roomId, actor.userId);
+    return { view: await memberRoomView(tx.db, roomId, actor.userId), added: user.username };
   });
+  announce({ username: added, roomId, kind: "room", by: actor.username });
+  return view;
 }
 
 /**

@@ -30,7 +30,8 @@ export interface PostgresBusOptions {
  * measured cost on the ingest path). Payloads are small (ids, usernames): the message itself is
  * loaded by each gateway, once per process.
  *
- * Signals, read markers and typing notices: a NOTIFY outside any transaction (nothing is stored).
+ * Signals, read markers, typing notices and rooms added: a NOTIFY outside any transaction
+ * (nothing is stored).
  *
  * LISTEN runs on a dedicated connection. When it drops, notifications sent meanwhile are lost: it
  * reconnects with back-off and reports a gap, and the gateway asks its clients to resume.
@@ -119,6 +120,14 @@ function encodeRelay(message: BusRelay): string {
       });
     case "typing":
       return JSON.stringify({ k: "t", r: message.roomId, u: message.username });
+    case "room-added":
+      return JSON.stringify({
+        k: "a",
+        r: message.roomId,
+        u: message.username,
+        rk: message.roomKind,
+        b: message.by,
+      });
   }
 }
 
@@ -138,6 +147,14 @@ function decode(payload: string): BusMessage | undefined {
       };
     if (value.k === "t")
       return { kind: "typing", roomId: value.r as number, username: value.u as string };
+    if (value.k === "a")
+      return {
+        kind: "room-added",
+        roomId: value.r as number,
+        username: value.u as string,
+        roomKind: value.rk === "dm" ? "dm" : "room",
+        by: value.b as string,
+      };
     if (value.k === "s")
       return {
         kind: "signal",

@@ -30,6 +30,15 @@ export interface BusRead {
   messageId: number;
 }
 
+/** A user became a member of a room or DM by someone's action: their connections are told. */
+export interface BusRoomAdded {
+  kind: "room-added";
+  username: string;
+  roomId: number;
+  roomKind: "room" | "dm";
+  by: string;
+}
+
 /** A member is typing in a room: the room's other subscribers, on every process, are told. */
 export interface BusTyping {
   kind: "typing";
@@ -38,7 +47,7 @@ export interface BusTyping {
 }
 
 /** What a process relays to every process (itself included), outside any transaction. */
-export type BusRelay = BusSignal | BusRead | BusTyping;
+export type BusRelay = BusSignal | BusRead | BusTyping | BusRoomAdded;
 
 export type BusMessage = BusEvent | BusRelay | BusUserEnded;
 
@@ -54,7 +63,10 @@ export interface RealtimeBus {
    * Resolves once messages committed from now on will be delivered.
    */
   start(onMessage: (message: BusMessage) => void, onGap: () => void): Promise<void>;
-  /** Relays a signal, a read marker or a typing notice to every process (including this one). */
+  /**
+   * Relays a signal, a read marker, a typing notice or a room added to every process (including
+   * this one).
+   */
   publish(message: BusRelay): Promise<void>;
   close(): Promise<void>;
 }

@@ -7,6 +7,7 @@ import { authenticateRequest } from "../auth/require-role.js";
 import { isAppError } from "../errors/app-error.js";
 import { findLiveRoom } from "../chat/room-access.js";
 import { isMember } from "../chat/rooms-repository.js";
+import type { RoomAddedNotice } from "../chat/room-added-notice.js";
 import { inSameCall } from "./calls-service.js";
 import {
   loadFullMessage,
@@ -352,6 +353,26 @@ export class StreamGateway {
       );
   }
 
+  /**
+   * Tells the user's connections, on every process, that they became a member of a room or DM by
+   * someone's action (a DM opened with them, being added to a room), after it committed, so their
+   * pages list it without a reload. Nothing is sent while the stream is not running.
+   */
+  announceRoomAdded(notice: RoomAddedNotice): void {
+    if (!this.parts) return;
+    this.parts.bus
+      .publish({
+        kind: "room-added",
+        username: notice.username,
+        roomId: notice.roomId,
+        roomKind: notice.kind,
+        by: notice.by,
+      })
+      .catch((error: unknown) =>
+        this.options.log.warn({ err: (error as Error).message }, "room added not relayed"),
+      );
+  }
+
   private error(connection: StreamConnection, code: StreamErrorCode, extra: object = {}) {
     connection.sendJson({ type: "error", code, ...extra });
   }
@@ -542,6 +563,16 @@ export class StreamGateway {
         type: "read",
         roomId: message.roomId,
         messageId: message.messageId,
+      });
+      for (const connection of this.users.get(message.username) ?? []) connection.send(frame);
+      return;
+    }
+    if (message.kind === "room-added") {
+      const frame = JSON.stringify({
+        type: "room_added",
+        roomId: message.roomId,
+        kind: message.roomKind,
+        by: message.by,
       });
       for (const connection of this.users.get(message.username) ?? []) connection.send(frame);
       return;

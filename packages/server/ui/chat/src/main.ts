@@ -180,6 +180,7 @@ async function start(auth: Auth): Promise<void> {
     }
   });
   stream.on("read", ({ roomId, messageId }) => onRead(roomId, messageId));
+  stream.on("roomAdded", ({ roomId, kind, by }) => void onRoomAdded(roomId, kind, by));
   stream.on("typing", ({ roomId, username }) => onTyping(roomId, username));
   stream.on("presence", (roomId) => {
     if (roomId === session?.selected) renderPresence();
@@ -260,10 +261,37 @@ function onRead(roomId: number, messageId: number): void {
 let recount: ReturnType<typeof setTimeout> | undefined;
 
 /**
+ * Someone opened a DM with the user, or added them to a room (or another tab of theirs opened a
+ * DM): listed and followed at once. Followed first, then read, so a message posted meanwhile is
+ * either in the room's counts or comes as a frame.
+ */
+async function onRoomAdded(roomId: number, kind: "room" | "dm", by: string): Promise<void> {
+  const s = session;
+  if (!s || s.rooms.some((room) => room.id === roomId)) return;
+  s.stream.subscribe(roomId);
+  try {
+    const room = await s.api.room(roomId);
+    if (session !== s || s.rooms.some((known) => known.id === roomId)) return;
+    s.rooms.push(room);
+    // Frames that came while it was read are counted already; the server's count may hold them.
+    s.unread.set(roomId, Math.max(room.unreadCount ?? 0, s.unread.get(roomId) ?? 0));
+    s.mentions.set(roomId, Math.max(room.mentionCount ?? 0, s.mentions.get(roomId) ?? 0));
+    renderRooms();
+    if (by !== s.username)
+      announce(
+        kind === "dm"
+          ? `${by} opened a direct message with you.`
+          : `${by} added you to ${roomName(room)}.`,
+      );
+  } catch (error) {
+    if (isUnauthorized(error)) showError(error);
+  }
+}
+
+/**
  * The room list again from the server: its unread and mention counts, and rooms and DMs the page
- * does not know yet (someone opened a DM with the user, or added them to a private room: neither
- * reaches a page that does not follow the room). Run on a read frame, when the page shows again,
- * and every 15 s.
+ * does not know yet (a `room_added` frame missed while the stream reconnected). Run on a read
+ * frame, when the page shows again, and every 15 s.
  */
 async function refreshRooms(): Promise<void> {
   const s = session;
