@@ -12,6 +12,7 @@ import { startConnectProxy, type ConnectProxy } from "../../../../helpers/connec
 import { describeEachDialect, SQLITE } from "../../../../helpers/dialects.js";
 import { startTokenServer } from "../../../../helpers/oauth2-token-server.js";
 import { startReceiver } from "../../../../helpers/receiver.js";
+import { createTestPki, startMtlsReceiver } from "../../../../helpers/test-pki.js";
 import { selfSignedCert } from "../../../../helpers/tls-cert.js";
 import { startOperatingApp, type OperatingApp } from "../admin-api/operating-fixture.js";
 
@@ -70,6 +71,22 @@ describeEachDialect("deliveries through the egress proxy on $name", (dialect) =>
     expect(request!.headers.host).toBe(`receiver.parley.test:${receiver.port}`);
     // Every endpoint of the app hears the event: look at this receiver's tunnels only.
     expect(tunnelsTo(receiver.port)).toEqual([`127.0.0.1:${receiver.port}`]);
+  });
+
+  it("presents an endpoint's client certificate through the tunnel (mutual TLS behind the proxy)", async () => {
+    const pki = createTestPki();
+    const mtls = await startMtlsReceiver(pki);
+    onTestFinished(() => mtls.close());
+    const client = pki.client("behind-proxy");
+    const port = Number(new URL(mtls.url).port);
+    await d.create({
+      url: mtls.url,
+      tls: { clientCertificatePem: client.cert, clientKeyPem: client.key, caPem: pki.ca.cert },
+    });
+    await d.emitUser("mtls-through-proxy");
+    await expect.poll(() => mtls.requests.length, { interval: 20, timeout: 5_000 }).toBe(1);
+    expect(mtls.requests[0]!.clientCn).toBe("behind-proxy");
+    expect(tunnelsTo(port)).toEqual([`127.0.0.1:${port}`]);
   });
 
   it("sends OAuth token requests through the proxy too", async () => {
