@@ -27,7 +27,7 @@ export {
 } from "./stream/create-stream-client.js";
 export type { WebSocketConstructor, WebSocketLike } from "./stream/websocket-like.js";
 
-export { EVENT_NAMES, WEBHOOK_TEST, isEventName } from "./types/events.js";
+export { EVENT_NAMES, WEBHOOK_TEST, WEBHOOK_VERIFICATION, isEventName } from "./types/events.js";
 export type * from "./types/events.js";
 export type * from "./types/api.js";
 export type * from "./types/routes.js";

@@ -15,7 +15,9 @@ describe("parseWebhookEvent's types", () => {
   it("answers a WebhookEvent whose data narrows by the event name", () => {
     const event = parseWebhookEvent("{}");
     expectTypeOf(event).toEqualTypeOf<WebhookEvent>();
-    expectTypeOf(event.event).toEqualTypeOf<(typeof EVENT_NAMES)[number] | "WEBHOOK_TEST">();
+    expectTypeOf(event.event).toEqualTypeOf<
+      (typeof EVENT_NAMES)[number] | "WEBHOOK_TEST" | "WEBHOOK_VERIFICATION"
+    >();
     expectTypeOf(event.webhookId).toEqualTypeOf<number>();
     expectTypeOf(describe_).returns.toEqualTypeOf<string>();
   });

@@ -34,8 +34,14 @@ export type EventName = (typeof EVENT_NAMES)[number];
 /** Sent only by `POST /api/admin/webhooks/{id}/test`, to that endpoint alone; not subscribable. */
 export const WEBHOOK_TEST = "WEBHOOK_TEST";
 
+/**
+ * Sent only to an endpoint waiting for the ownership check (PARLEY_WEBHOOK_VERIFY_OWNERSHIP), or
+ * by `POST /api/admin/webhooks/{id}/verify`: answer 2xx with its `data.challenge` in the body.
+ */
+export const WEBHOOK_VERIFICATION = "WEBHOOK_VERIFICATION";
+
 /** Every value the envelope's `event` can take. */
-export type DeliverableEvent = EventName | typeof WEBHOOK_TEST;
+export type DeliverableEvent = EventName | typeof WEBHOOK_TEST | typeof WEBHOOK_VERIFICATION;
 
 export interface MessageCreatedData {
   roomId: number;
@@ -170,6 +176,11 @@ export interface WebhookTestData {
   requestedBy: string;
 }
 
+/** The ownership check: answer 2xx with `challenge` as the body, or `{"challenge": ...}`. */
+export interface WebhookVerificationData {
+  challenge: string;
+}
+
 /** The `data` type of each event. */
 export interface EventDataMap {
   MESSAGE_CREATED: MessageCreatedData;
@@ -190,6 +201,7 @@ export interface EventDataMap {
   MESSAGE_AUTO_MODERATION_QUARANTINED: ModerationEventData;
   WEBHOOK_ENDPOINT_DISABLED: WebhookEndpointDisabledData;
   WEBHOOK_TEST: WebhookTestData;
+  WEBHOOK_VERIFICATION: WebhookVerificationData;
 }
 
 /** The body of one delivery for event `E`. */

@@ -257,6 +257,8 @@ export interface Routes {
     params: Id & TestWebhookParams;
     response: QueuedDelivery;
   };
+  /** Sends the ownership check's WEBHOOK_VERIFICATION challenge again. */
+  "POST /api/admin/webhooks/{id}/verify": { params: Id; response: QueuedDelivery };
   /** The secret is shown only in this answer. */
   "POST /api/admin/webhooks/{id}/rotate-secret": {
     params: Id & RotateSecretParams;

@@ -1,6 +1,6 @@
 import { WebhookPayloadError } from "../errors/webhook-payload-error.js";
 import type { DeliverableEvent, WebhookEvent } from "../types/events.js";
-import { EVENT_NAMES, WEBHOOK_TEST } from "../types/events.js";
+import { EVENT_NAMES, WEBHOOK_TEST, WEBHOOK_VERIFICATION } from "../types/events.js";
 import { type RawBody, toBytes } from "./raw-body.js";
 
 /** `?` marks a field that may be absent. */
@@ -78,6 +78,7 @@ const DATA_FIELDS: { readonly [E in DeliverableEvent]: Readonly<Record<string, F
     disabledAt: "string",
   },
   WEBHOOK_TEST: { message: "string", requestedBy: "string" },
+  WEBHOOK_VERIFICATION: { challenge: "string" },
 };
 
 function moderationFields(): Record<string, FieldKind> {
@@ -95,7 +96,11 @@ function moderationFields(): Record<string, FieldKind> {
   };
 }
 
-const DELIVERABLE: ReadonlySet<string> = new Set([...EVENT_NAMES, WEBHOOK_TEST]);
+const DELIVERABLE: ReadonlySet<string> = new Set([
+  ...EVENT_NAMES,
+  WEBHOOK_TEST,
+  WEBHOOK_VERIFICATION,
+]);
 const UTF8 = new TextDecoder("utf-8", { fatal: true });
 
 /**

@@ -1,6 +1,12 @@
 /** Outbound webhooks (admin; Enterprise): endpoints and their delivery log. */
 import { Type, type Static } from "@sinclair/typebox";
-import { EVENT_NAMES, WEBHOOK_TEST, type EventName, type WebhookEvent } from "../types/events.js";
+import {
+  EVENT_NAMES,
+  WEBHOOK_TEST,
+  WEBHOOK_VERIFICATION,
+  type EventName,
+  type WebhookEvent,
+} from "../types/events.js";
 import { Id, listQueryProperties, Nullable, StringEnum, Timestamp } from "./common.js";
 import {
   EndpointAuthParamsSchema,
@@ -286,8 +292,12 @@ export const DELIVERY_STATUSES = ["PENDING", "SUCCESS", "FAILED", "EXHAUSTED"] a
 export const DeliveryStatusSchema = StringEnum(DELIVERY_STATUSES);
 export type DeliveryStatus = Static<typeof DeliveryStatusSchema>;
 
-/** Every value a delivery's `event` can take: the subscribable events and WEBHOOK_TEST. */
-export const DeliverableEventSchema = StringEnum([...EVENT_NAMES, WEBHOOK_TEST] as const);
+/** Every value a delivery's `event` can take: the subscribable events, the test and the check. */
+export const DeliverableEventSchema = StringEnum([
+  ...EVENT_NAMES,
+  WEBHOOK_TEST,
+  WEBHOOK_VERIFICATION,
+] as const);
 
 const summaryProperties = {
   id: Id(),
@@ -412,12 +422,13 @@ export const QueuedDeliverySchema = Type.Object(
     deliveryId: Id(),
     status: StringEnum(["PENDING"]),
     /**
-     * True when it waits for the endpoint to be enabled: a sample of another event than
-     * WEBHOOK_TEST to a disabled endpoint (WEBHOOK_TEST goes out regardless).
+     * True when it waits: for the endpoint to be enabled (a sample of another event than
+     * WEBHOOK_TEST to a disabled endpoint; WEBHOOK_TEST goes out regardless), or for its
+     * ownership check to pass (any test; never the challenge itself).
      */
     held: Type.Boolean({
       description:
-        "True when it waits for the disabled endpoint to be enabled (a sample of another event than WEBHOOK_TEST).",
+        "True when it waits for the disabled endpoint to be enabled (a sample of another event than WEBHOOK_TEST), or for the endpoint's ownership check (verification pending).",
     }),
   },
   { additionalProperties: false },

@@ -1,4 +1,9 @@
-import { EVENT_NAMES, WEBHOOK_TEST, type DeliverableEvent } from "@parley/client";
+import {
+  EVENT_NAMES,
+  WEBHOOK_TEST,
+  WEBHOOK_VERIFICATION,
+  type DeliverableEvent,
+} from "@parley/client";
 import { DELIVERY_STATUSES, type SearchDeliveriesParams } from "@parley/client/wire";
 import { apiFromEnv } from "./api-from-env.js";
 import { CliError } from "./cli-error.js";
@@ -8,7 +13,7 @@ import { parseChoice } from "./parse-choice.js";
 import { parseTime } from "./parse-time.js";
 import { parseId } from "./webhooks-test.js";
 
-const LOG_EVENTS = [...EVENT_NAMES, WEBHOOK_TEST] as const;
+const LOG_EVENTS = [...EVENT_NAMES, WEBHOOK_TEST, WEBHOOK_VERIFICATION] as const;
 
 export interface DeliveriesSearchOptions {
   webhook?: string;

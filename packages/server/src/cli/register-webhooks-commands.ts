@@ -18,6 +18,7 @@ import { webhooksRotateSecret } from "./webhooks-rotate-secret.js";
 import { webhooksTest } from "./webhooks-test.js";
 import { webhooksTrigger } from "./webhooks-trigger.js";
 import { webhooksUpdate } from "./webhooks-update.js";
+import { webhooksVerify } from "./webhooks-verify.js";
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -160,6 +161,21 @@ export function registerWebhooksCommands(program: Command): void {
     .option("--json", "print JSON: the queued deliveries, or with --wait the deliveries")
     .addHelpText("after", API_HELP)
     .action(runCommand(webhooksTrigger));
+
+  webhooks
+    .command("verify")
+    .description(
+      "send the ownership check's WEBHOOK_VERIFICATION challenge to an endpoint again (PARLEY_WEBHOOK_VERIFY_OWNERSHIP)",
+    )
+    .argument("<id>", "webhook id")
+    .option(
+      "--wait",
+      "wait for the first attempt and print its outcome and the endpoint's state (exit 1 unless verified)",
+    )
+    .option("--timeout <seconds>", "how long --wait waits", "30")
+    .option("--json", "print JSON")
+    .addHelpText("after", API_HELP)
+    .action(runCommand(webhooksVerify));
 
   webhooks
     .command("redeliver")

@@ -1,6 +1,7 @@
 import {
   EVENT_NAMES,
   WEBHOOK_TEST,
+  WEBHOOK_VERIFICATION,
   paginate,
   type DeliverableEvent,
   type DeliverySummary,
@@ -14,7 +15,7 @@ import { parseChoice } from "./parse-choice.js";
 import { parseId } from "./webhooks-test.js";
 
 /** The event filter also takes the test event, which is in the log but not subscribable. */
-const LOG_EVENTS = [...EVENT_NAMES, WEBHOOK_TEST] as const;
+const LOG_EVENTS = [...EVENT_NAMES, WEBHOOK_TEST, WEBHOOK_VERIFICATION] as const;
 
 export interface WebhooksDeliveriesOptions {
   status?: string;

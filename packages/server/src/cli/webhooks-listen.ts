@@ -9,6 +9,7 @@ import {
   type WebhookReply,
   type WebhookSignatureScheme,
   WEBHOOK_TEST,
+  WEBHOOK_VERIFICATION,
 } from "@parley/client";
 import type { SignatureScheme } from "@parley/client/wire";
 import { apiFromEnv } from "./api-from-env.js";
@@ -106,6 +107,11 @@ export async function webhooksListen(io: CliIo, options: WebhooksListenOptions):
       ...(schemes === undefined ? {} : { schemes }),
       async onEvent(event, { req, rawBody }) {
         if (events !== undefined && !subscribed(events, event.event)) return undefined;
+        // The ownership check: echo the challenge, so an endpoint pointed here gets verified.
+        const challenge =
+          event.event === WEBHOOK_VERIFICATION
+            ? { status: 200, headers: { "content-type": "text/plain" }, body: event.data.challenge }
+            : undefined;
         const receivedAt = new Date().toISOString();
         const { format, traceId } = transportOf(req.headers);
         const line =
@@ -119,9 +125,10 @@ export async function webhooksListen(io: CliIo, options: WebhooksListenOptions):
           format,
           ...(traceId ? { traceId } : {}),
         };
-        if (forwardTo === undefined) {
+        // The challenge is answered here, never forwarded: the app need not know the check.
+        if (forwardTo === undefined || challenge !== undefined) {
           io.out(options.json ? JSON.stringify(described) : line);
-          return undefined;
+          return challenge;
         }
         const reply = await forward(forwardTo, req.headers, rawBody);
         io.out(
@@ -235,9 +242,12 @@ function registeredScheme(schemes: WebhookSignatureScheme[] | undefined): Signat
   return "both";
 }
 
-/** Whether a subscription (names and wildcards) hears `event`; a test delivery always passes. */
+/**
+ * Whether a subscription (names and wildcards) hears `event`; a test delivery and the ownership
+ * challenge always pass.
+ */
 function subscribed(events: readonly string[], event: string): boolean {
-  if (event === WEBHOOK_TEST) return true;
+  if (event === WEBHOOK_TEST || event === WEBHOOK_VERIFICATION) return true;
   return events.some((entry) =>
     entry.endsWith("*") ? event.startsWith(entry.slice(0, -1)) : entry === event,
   );

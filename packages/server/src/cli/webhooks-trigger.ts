@@ -20,7 +20,7 @@ export async function webhooksTrigger(
   eventText: string,
   options: { webhook?: string[]; wait?: boolean; timeout?: string; json?: boolean },
 ): Promise<void> {
-  const event = parseChoice(eventText, TRIGGERABLE, "event") as DeliverableEvent;
+  const event = parseChoice(eventText, TRIGGERABLE, "event") as (typeof TRIGGERABLE)[number];
   const named = options.webhook?.flatMap((value) => value.split(",")).map((value) => value.trim());
   const ids = named?.filter(Boolean).map((value) => parseId(value, "--webhook"));
   const timeout = parseTimeout(options.timeout);

@@ -260,6 +260,14 @@ export const SETTINGS = {
     default: "false",
     description: "Allow loopback and private receiver addresses (development, tests).",
   },
+  webhookVerifyOwnership: {
+    env: "PARLEY_WEBHOOK_VERIFY_OWNERSHIP",
+    flag: "--webhook-verify-ownership",
+    kind: "boolean",
+    default: "false",
+    description:
+      "Ownership check: a new endpoint, or one whose url changes, gets nothing until it answers a WEBHOOK_VERIFICATION challenge.",
+  },
   webhookCaFile: {
     env: "PARLEY_WEBHOOK_CA_FILE",
     flag: "--webhook-ca-file",

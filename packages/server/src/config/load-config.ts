@@ -46,6 +46,7 @@ export interface Config {
   deliveryRetentionDays: number;
   webhookAllowHttp: boolean;
   webhookAllowPrivateNetworks: boolean;
+  webhookVerifyOwnership: boolean;
   webhookCaFile: string | undefined;
   webhookProxyUrl: string | undefined;
   rateLimitWebhookIngest: RateLimit;

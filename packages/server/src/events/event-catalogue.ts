@@ -25,9 +25,10 @@ import type {
   RoomPresenceVia,
   WebhookEndpointDisabledData,
   WebhookTestData,
+  WebhookVerificationData,
 } from "@parley/client";
 
-export { EVENT_NAMES, WEBHOOK_TEST, isEventName } from "@parley/client";
+export { EVENT_NAMES, WEBHOOK_TEST, WEBHOOK_VERIFICATION, isEventName } from "@parley/client";
 export type { DeliverableEvent, EventDataMap, EventName, MessageCreatedData } from "@parley/client";
 
 export function isoTime(epochMs: number): string {
@@ -181,6 +182,9 @@ export const eventData = {
   },
   webhookTest(input: WebhookTestData): WebhookTestData {
     return { message: input.message, requestedBy: input.requestedBy };
+  },
+  webhookVerification(input: WebhookVerificationData): WebhookVerificationData {
+    return { challenge: input.challenge };
   },
 };
 
@@ -361,5 +365,10 @@ export const EVENT_TYPES: {
     description:
       "Sent only by POST /api/admin/webhooks/{id}/test, to that endpoint alone; cannot be subscribed to.",
     sample: { message: "Test delivery from Parley", requestedBy: "admin" },
+  },
+  WEBHOOK_VERIFICATION: {
+    description:
+      'The ownership check (PARLEY_WEBHOOK_VERIFY_OWNERSHIP): sent to a new endpoint, or one whose url changed, and by POST /api/admin/webhooks/{id}/verify. Answer 2xx with the challenge as the body (or {"challenge": ...}); until then the endpoint gets nothing else. Cannot be subscribed to.',
+    sample: { challenge: "n6Xq0cJbW1fS3Zt8yVh2kLmPq4rT7uAe" },
   },
 };

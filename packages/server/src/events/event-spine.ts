@@ -316,7 +316,9 @@ export class EventSpine implements Outbox {
         message_id: delivery.messageId ?? null,
         redelivery_of: delivery.redeliveryOf ?? null,
         // A test, redelivery or recovery joins the end of its lane (a new, higher id).
-        lane: sql<number | null>`(select ${sql.raw(laneOf(`w."ordering"`, `r."room_id"`))}
+        lane: delivery.outsideLanes
+          ? null
+          : sql<number | null>`(select ${sql.raw(laneOf(`w."ordering"`, `r."room_id"`))}
           from "webhooks" w, (select cast(${delivery.roomId ?? null} as bigint) as "room_id") r
           where w."id" = ${delivery.webhookId})`,
         ...traceColumns(delivery.trace === undefined ? trace : delivery.trace),

@@ -36,6 +36,11 @@ export interface SingleDelivery {
    * trace of the request whose unit of work queues it.
    */
   trace?: RequestTrace | null;
+  /**
+   * Outside the endpoint's ordered lanes (the ownership challenge: it must go while the lanes
+   * wait for it). Default: a test, redelivery or recovery joins the end of its lane.
+   */
+  outsideLanes?: boolean;
 }
 
 /** An event whose transaction committed. */

@@ -361,6 +361,12 @@ export const WIRE_ROUTES = {
     body: TestWebhookParamsSchema,
     response: QueuedDeliverySchema,
   },
+  "POST /api/admin/webhooks/{id}/verify": {
+    status: 202,
+    params: IdParamsSchema,
+    body: EmptyBodySchema,
+    response: QueuedDeliverySchema,
+  },
   "GET /api/admin/webhooks/{id}/deliveries": {
     status: 200,
     params: IdParamsSchema,

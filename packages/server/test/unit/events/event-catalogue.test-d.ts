@@ -22,6 +22,7 @@ interface BuiltData {
   MESSAGE_AUTO_MODERATION_QUARANTINED: ReturnType<typeof eventData.moderation>;
   WEBHOOK_ENDPOINT_DISABLED: ReturnType<typeof eventData.webhookEndpointDisabled>;
   WEBHOOK_TEST: ReturnType<typeof eventData.webhookTest>;
+  WEBHOOK_VERIFICATION: ReturnType<typeof eventData.webhookVerification>;
 }
 
 // Type-checked only, by vitest's typecheck (npm test) and by npm run typecheck: nothing here runs.

@@ -13,9 +13,14 @@ const T = Date.UTC(2026, 10, 22, 10, 0, 0, 0);
 describe("event catalogue", () => {
   // The names and data types are the client's (@parley/client); event-catalogue.test-d.ts checks
   // that each builder returns exactly the client's type.
-  it("describes every subscribable event, in the documented order, then WEBHOOK_TEST", () => {
-    expect(Object.keys(EVENT_TYPES)).toEqual([...EVENT_NAMES, WEBHOOK_TEST]);
+  it("describes every subscribable event, in the documented order, then WEBHOOK_TEST and WEBHOOK_VERIFICATION", () => {
+    expect(Object.keys(EVENT_TYPES)).toEqual([
+      ...EVENT_NAMES,
+      WEBHOOK_TEST,
+      "WEBHOOK_VERIFICATION",
+    ]);
     expect(isEventName("WEBHOOK_TEST")).toBe(false);
+    expect(isEventName("WEBHOOK_VERIFICATION")).toBe(false);
     expect(isEventName("MESSAGE_CREATED")).toBe(true);
   });
 

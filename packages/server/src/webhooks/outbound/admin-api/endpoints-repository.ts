@@ -167,6 +167,19 @@ export async function findSealedSigningKeys(
     .executeTakeFirst();
 }
 
+/** The endpoint's current ownership challenge (null when it never had one); undefined: no endpoint. */
+export async function findVerificationChallenge(
+  db: Kysely<Database>,
+  id: number,
+): Promise<{ challenge: string | null } | undefined> {
+  const row = await db
+    .selectFrom("webhooks")
+    .select("verification_challenge")
+    .where("id", "=", id)
+    .executeTakeFirst();
+  return row && { challenge: row.verification_challenge };
+}
+
 /** Most held lanes an endpoint shows. */
 export const HELD_LANES_SHOWN = 20;
 
@@ -227,6 +240,8 @@ export async function relaneQueuedDeliveries(
       .where("webhook_id", "=", webhookId)
       .where("lane", inLane ? "is not" : "is", null)
       .where("next_attempt_at", "is not", null)
+      // The ownership challenge stays out of lanes: they wait for it.
+      .where("event", "!=", "WEBHOOK_VERIFICATION")
       .execute();
   }
 }

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { formatPayload } from "../delivery-engine/format-payload.js";
 import {
   CreateWebhookParamsSchema,
+  EmptyBodySchema,
   EventTypesSchema,
   IdParamsSchema,
   ListWebhooksParamsSchema,
@@ -26,6 +27,7 @@ import {
   rotateSecret,
   sendTestEvent,
   updateEndpoint,
+  verifyEndpoint,
 } from "./endpoints-service.js";
 import { requireEnterprise } from "./require-enterprise.js";
 
@@ -190,6 +192,28 @@ export const webhookEndpointsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext
       reply
         .code(202)
         .send(await sendTestEvent(ctx, request.principal, request.params.id, request.body?.event)),
+  );
+
+  app.post(
+    "/api/admin/webhooks/:id/verify",
+    {
+      onRequest: guard,
+      schema: {
+        tags,
+        security,
+        summary:
+          "Send the ownership check's WEBHOOK_VERIFICATION challenge again; the endpoint is verified once its receiver answers 2xx with the challenge",
+        params: IdParamsSchema,
+        body: EmptyBodySchema,
+        response: {
+          202: QueuedDeliverySchema,
+          400: problemSchema,
+          404: problemSchema,
+          ...authErrors,
+        },
+      },
+    },
+    async (request, reply) => reply.code(202).send(await verifyEndpoint(ctx, request.params.id)),
   );
 
   app.post(

@@ -17,8 +17,10 @@ import {
   eventData,
   EVENT_TYPES,
   WEBHOOK_TEST,
+  WEBHOOK_VERIFICATION,
   type DeliverableEvent,
 } from "../../../events/event-catalogue.js";
+import type { Tx } from "../../../db/unit-of-work.js";
 import { keysetSlice, type KeysetSlice } from "../../../db/keyset-slice.js";
 import { readSnapshot } from "../../../db/read-snapshot.js";
 import { eventPrefixesOf, roomFilterOf } from "../../../events/event-subscriptions.js";
@@ -28,6 +30,7 @@ import {
   deleteWebhook,
   findHeldLanes,
   findSealedSigningKeys,
+  findVerificationChallenge,
   findWebhook,
   insertWebhook,
   listWebhooks,
@@ -191,31 +194,61 @@ export async function createEndpoint(
       { field: "body.secret" },
     );
   const now = ctx.now();
-  const row = await insertWebhook(ctx.db, {
-    name: valid.name!,
-    url: valid.url!,
-    // An ed25519 endpoint signs with its key pair; the secret is kept for a later change of scheme.
-    secret_ciphertext: sealSecret(ctx.keys.secretKey, valid.secret ?? generateSecret()),
-    ...(ed25519 ? sealedKeyPair(ctx) : {}),
-    events: JSON.stringify(valid.events!),
-    enabled: valid.enabled === false ? 0 : 1,
-    created_at: now,
-    updated_at: now,
-    signature_scheme: valid.signatureScheme ?? "parley",
-    payload_format: valid.payloadFormat ?? "parley",
-    trace_context: valid.traceContext ? 1 : 0,
-    event_prefixes: eventPrefixesOf(valid.events!),
-    room_filter: roomFilterOf(valid.roomIds ?? null),
-    headers_ciphertext: sealedHeaders(ctx, valid.headers ?? null),
-    max_per_second: valid.maxDeliveriesPerSecond ?? null,
-    ordering: valid.ordering ?? "none",
-    disabled_reason: valid.enabled === false ? "manual" : null,
-    disabled_at: valid.enabled === false ? now : null,
-    auth_ciphertext: auth === null ? null : sealSecret(ctx.keys.secretKey, JSON.stringify(auth)),
-    ...tls,
+  const challenge = ctx.config.webhookVerifyOwnership ? generateChallenge() : null;
+  const row = await ctx.database.transaction(async (tx) => {
+    const inserted = await insertWebhook(tx.db, {
+      name: valid.name!,
+      url: valid.url!,
+      // An ed25519 endpoint signs with its key pair; the secret is kept for a later change of scheme.
+      secret_ciphertext: sealSecret(ctx.keys.secretKey, valid.secret ?? generateSecret()),
+      ...(ed25519 ? sealedKeyPair(ctx) : {}),
+      events: JSON.stringify(valid.events!),
+      enabled: valid.enabled === false ? 0 : 1,
+      created_at: now,
+      updated_at: now,
+      signature_scheme: valid.signatureScheme ?? "parley",
+      payload_format: valid.payloadFormat ?? "parley",
+      trace_context: valid.traceContext ? 1 : 0,
+      event_prefixes: eventPrefixesOf(valid.events!),
+      room_filter: roomFilterOf(valid.roomIds ?? null),
+      headers_ciphertext: sealedHeaders(ctx, valid.headers ?? null),
+      max_per_second: valid.maxDeliveriesPerSecond ?? null,
+      ordering: valid.ordering ?? "none",
+      disabled_reason: valid.enabled === false ? "manual" : null,
+      disabled_at: valid.enabled === false ? now : null,
+      auth_ciphertext: auth === null ? null : sealSecret(ctx.keys.secretKey, JSON.stringify(auth)),
+      ...tls,
+      verification: challenge === null ? "not_required" : "pending",
+      verification_challenge: challenge,
+    });
+    // The ownership check: nothing goes to it until its receiver answers this challenge.
+    if (challenge !== null) await queueChallenge(tx, inserted.id, challenge, now);
+    return inserted;
   });
   if (valid.traceContext) ctx.traceGate.endpointTraced();
   return viewOf(ctx, ctx.db, row);
+}
+
+/** A new ownership challenge: 32 URL-safe characters (24 random bytes). */
+function generateChallenge(): string {
+  return randomBytes(24).toString("base64url");
+}
+
+/** Queues a WEBHOOK_VERIFICATION delivery of `challenge` to the endpoint, outside its lanes. */
+function queueChallenge(tx: Tx, webhookId: number, challenge: string, now: number) {
+  const body = buildEnvelope(
+    WEBHOOK_VERIFICATION,
+    now,
+    webhookId,
+    eventData.webhookVerification({ challenge }),
+  );
+  return tx.enqueue({
+    webhookId,
+    event: WEBHOOK_VERIFICATION,
+    body,
+    enqueuedAt: now,
+    outsideLanes: true,
+  });
 }
 
 export async function listEndpoints(
@@ -304,9 +337,26 @@ export async function updateEndpoint(
   if (Object.keys(changes).length === 0) return getEndpoint(ctx, id);
 
   const row = await ctx.database.transaction(async (tx) => {
-    const before = valid.ordering === undefined ? undefined : await findWebhook(tx.db, id);
+    const before =
+      valid.ordering === undefined && valid.url === undefined
+        ? undefined
+        : await findWebhook(tx.db, id);
+    // A new url is checked again (ownership check on): a new challenge, and nothing else goes
+    // to it until its receiver answers that one; a challenge of the old url no longer counts.
+    const challenge =
+      ctx.config.webhookVerifyOwnership &&
+      before !== undefined &&
+      valid.url !== undefined &&
+      valid.url !== before.url
+        ? generateChallenge()
+        : null;
+    if (challenge !== null) {
+      changes.verification = "pending";
+      changes.verification_challenge = challenge;
+    }
     let updated = await updateWebhook(tx.db, id, { ...changes, updated_at: now });
     if (!updated) throw new AppError("not_found", `no webhook ${id}`);
+    if (challenge !== null) await queueChallenge(tx, id, challenge, now);
     // First switch to ed25519: its key pair is made now (a later switch back keeps it).
     if (updated.signature_scheme === ED25519 && updated.public_key === null)
       updated = (await updateWebhook(tx.db, id, sealedKeyPair(ctx)))!;
@@ -391,6 +441,28 @@ export async function deleteEndpoint(ctx: AppContext, id: number): Promise<void>
 }
 
 /**
+ * Sends the endpoint's ownership challenge again (POST .../verify): a new WEBHOOK_VERIFICATION
+ * delivery of its current challenge (one is made for an endpoint that never had one, whose state
+ * stays as it is until its receiver answers). Answers the delivery like the test event.
+ */
+export async function verifyEndpoint(
+  ctx: AppContext,
+  id: number,
+): Promise<{ deliveryId: number; status: "PENDING"; held: false }> {
+  const deliveryId = await ctx.database.transaction(async (tx) => {
+    const found = await findVerificationChallenge(tx.db, id);
+    if (found === undefined) throw new AppError("not_found", `no webhook ${id}`);
+    let challenge = found.challenge;
+    if (challenge === null) {
+      challenge = generateChallenge();
+      await updateWebhook(tx.db, id, { verification_challenge: challenge });
+    }
+    return queueChallenge(tx, id, challenge, ctx.now());
+  });
+  return { deliveryId, status: "PENDING", held: false };
+}
+
+/**
  * Queues one test delivery to this endpoint only, whatever its subscriptions: WEBHOOK_TEST by
  * default, or `event` with the catalogue's sample as its data (so a receiver's handling of any
  * event can be tried, as `stripe trigger` does). WEBHOOK_TEST is queued even when the endpoint is
@@ -404,7 +476,7 @@ export async function sendTestEvent(
   id: number,
   event: DeliverableEvent = WEBHOOK_TEST,
 ): Promise<{ deliveryId: number; status: "PENDING"; held: boolean }> {
-  const { deliveryId, enabled } = await ctx.database.transaction(async (tx) => {
+  const { deliveryId, enabled, pending } = await ctx.database.transaction(async (tx) => {
     const webhook = await findWebhook(tx.db, id);
     if (!webhook) throw new AppError("not_found", `no webhook ${id}`);
     const now = ctx.now();
@@ -418,7 +490,16 @@ export async function sendTestEvent(
           )
         : buildEnvelope(event, now, id, EVENT_TYPES[event].sample as never);
     const queued = await tx.enqueue({ webhookId: id, event, body, enqueuedAt: now });
-    return { deliveryId: queued, enabled: webhook.enabled === 1 };
+    return {
+      deliveryId: queued,
+      enabled: webhook.enabled === 1,
+      pending: webhook.verification === "pending",
+    };
   });
-  return { deliveryId, status: "PENDING", held: !enabled && event !== WEBHOOK_TEST };
+  // A pending ownership check holds every test, WEBHOOK_TEST included.
+  return {
+    deliveryId,
+    status: "PENDING",
+    held: pending || (!enabled && event !== WEBHOOK_TEST),
+  };
 }

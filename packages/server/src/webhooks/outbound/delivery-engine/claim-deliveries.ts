@@ -86,7 +86,11 @@ export interface ClaimOptions {
  * Due: PENDING or FAILED, `next_attempt_at <= now`, and no live lease (`locked_until` null or past,
  * so a crashed worker's rows come back once its lease runs out). Deliveries of a disabled endpoint
  * stay queued and are skipped until it is enabled again; the test event is the exception (it is
- * sent even when the endpoint is disabled: docs/webhooks.md, "Test delivery").
+ * sent even when the endpoint is disabled: docs/webhooks.md, "Test delivery"). An endpoint whose
+ * ownership check is pending (`verification = 'pending'`, docs/webhooks.md, "Ownership check") is
+ * skipped the same way, test deliveries included, but for its WEBHOOK_VERIFICATION challenges,
+ * which come from a partial index of their own (as the tests do) and are outside its lanes: the
+ * lanes wait for the check, and the check never waits for a lane.
  *
  * Per-endpoint room: each endpoint gets no more than its room (`roomByEndpoint`, else
  * `defaultRoom`, never over `perEndpointLimit`). Fair across endpoints: the claim takes every
@@ -266,7 +270,7 @@ async function claimOnSqlite(db: Kysely<Database>, input: ClaimInput): Promise<C
                 ELSE ((${horizon} - max(coalesce(w.rate_next_at, 0), ${now})) * w.max_per_second) / 1000 + 1 END
             ) AS room
           FROM webhooks w
-          WHERE w.enabled = 1
+          WHERE w.enabled = 1 AND w.verification <> 'pending'
         )
         WHERE room > 0
       ),
@@ -325,7 +329,22 @@ async function claimOnSqlite(db: Kysely<Database>, input: ClaimInput): Promise<C
               AND d.status IN ('PENDING', 'FAILED')
               AND d.next_attempt_at <= ${now}
               AND (d.locked_until IS NULL OR d.locked_until < ${now})
-              AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.enabled = 0)
+              AND EXISTS (SELECT 1 FROM webhooks w
+                WHERE w.id = d.webhook_id AND w.enabled = 0 AND w.verification <> 'pending')
+            UNION ALL
+            -- The ownership challenges of endpoints that are pending (nothing else of theirs
+            -- goes) or disabled; an enabled, checked endpoint's are seeked above.
+            SELECT d.id, d.webhook_id, d.next_attempt_at, d.attempts,
+              min(${perEndpointLimit},
+                coalesce(json_extract(${rooms}, '$."' || d.webhook_id || '"'), ${defaultRoom})),
+              NULL, NULL
+            FROM webhook_deliveries d INDEXED BY webhook_deliveries_verification_due
+            WHERE d.event = 'WEBHOOK_VERIFICATION'
+              AND d.status IN ('PENDING', 'FAILED')
+              AND d.next_attempt_at <= ${now}
+              AND (d.locked_until IS NULL OR d.locked_until < ${now})
+              AND EXISTS (SELECT 1 FROM webhooks w
+                WHERE w.id = d.webhook_id AND (w.enabled = 0 OR w.verification = 'pending'))
           ) c
         )
         WHERE rank <= room
@@ -354,7 +373,7 @@ async function claimOnSqlite(db: Kysely<Database>, input: ClaimInput): Promise<C
         (SELECT w.signing_key_ciphertext FROM webhooks w WHERE w.id = webhook_deliveries.webhook_id) AS signing_key_ciphertext,
         (SELECT CASE WHEN w.previous_signing_key_expires_at > ${now} THEN w.previous_signing_key_ciphertext END
           FROM webhooks w WHERE w.id = webhook_deliveries.webhook_id) AS previous_signing_key_ciphertext,
-        (SELECT CASE WHEN w.enabled = 1 THEN w.max_per_second END
+        (SELECT CASE WHEN w.enabled = 1 AND w.verification <> 'pending' THEN w.max_per_second END
           FROM webhooks w WHERE w.id = webhook_deliveries.webhook_id) AS rate
     `.execute(trx);
     const taken = new Map<number, number>();
@@ -394,7 +413,7 @@ const PG_CLAIM = `
     SELECT w.id, w.max_per_second AS rate,
       greatest(coalesce(w.rate_next_at, 0), $1::bigint) AS base
     FROM webhooks w
-    WHERE w.enabled = 1 AND w.max_per_second IS NOT NULL
+    WHERE w.enabled = 1 AND w.verification <> 'pending' AND w.max_per_second IS NOT NULL
       AND (EXISTS (
           SELECT 1 FROM webhook_deliveries x
           WHERE x.webhook_id = w.id AND x.lane IS NULL AND x.status IN ('PENDING', 'FAILED')
@@ -418,7 +437,8 @@ const PG_CLAIM = `
         ) AS room
       FROM webhooks w
       LEFT JOIN capped c ON c.id = w.id
-      WHERE w.enabled = 1 AND (w.max_per_second IS NULL OR c.id IS NOT NULL)
+      WHERE w.enabled = 1 AND w.verification <> 'pending'
+        AND (w.max_per_second IS NULL OR c.id IS NOT NULL)
     ) e
     WHERE room > 0
   ),
@@ -518,13 +538,32 @@ const PG_CLAIM = `
       AND d.status IN ('PENDING', 'FAILED')
       AND d.next_attempt_at <= $1::bigint
       AND (d.locked_until IS NULL OR d.locked_until < $1::bigint)
-      AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.enabled = 0)
+      AND EXISTS (SELECT 1 FROM webhooks w
+        WHERE w.id = d.webhook_id AND w.enabled = 0 AND w.verification <> 'pending')
+    ORDER BY d.next_attempt_at
+    LIMIT $5::int
+    FOR UPDATE SKIP LOCKED
+  ),
+  -- The ownership challenges of endpoints that are pending (nothing else of theirs goes) or
+  -- disabled; an enabled, checked endpoint's are seeked with its other deliveries.
+  challenges AS (
+    SELECT d.id, d.webhook_id, d.next_attempt_at, d.attempts,
+      least($2::int, coalesce(($3::jsonb ->> d.webhook_id::text)::int, $8::int)) AS room,
+      CAST(NULL AS bigint) AS base, CAST(NULL AS integer) AS rate
+    FROM webhook_deliveries d
+    WHERE d.event = 'WEBHOOK_VERIFICATION'
+      AND d.status IN ('PENDING', 'FAILED')
+      AND d.next_attempt_at <= $1::bigint
+      AND (d.locked_until IS NULL OR d.locked_until < $1::bigint)
+      AND EXISTS (SELECT 1 FROM webhooks w
+        WHERE w.id = d.webhook_id AND (w.enabled = 0 OR w.verification = 'pending'))
     ORDER BY d.next_attempt_at
     LIMIT $5::int
     FOR UPDATE SKIP LOCKED
   ),
   candidates AS (
     SELECT * FROM seeked UNION ALL SELECT * FROM heads UNION ALL SELECT * FROM tests
+    UNION ALL SELECT * FROM challenges
   ),
   chosen AS (
     SELECT id, webhook_id, base, rate, rank FROM (

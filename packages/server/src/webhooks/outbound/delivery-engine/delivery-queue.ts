@@ -31,6 +31,11 @@ export interface DeliveryQueue {
   expireSecrets(now: number): Promise<number>;
   /** Stores an endpoint's circuit, as its health shows it. */
   recordCircuit(webhookId: number, circuit: Circuit, at: number): Promise<void>;
+  /**
+   * Marks endpoints verified whose receiver echoed their current challenge (a challenge of a
+   * replaced url no longer counts), and announces their held deliveries as due; answers how many.
+   */
+  markVerified(answers: ReadonlyArray<{ webhookId: number; challenge: string }>): Promise<number>;
 }
 
 export interface QueueHooks {
@@ -76,6 +81,30 @@ export function deliveryQueueOn(db: Kysely<Database>, hooks: QueueHooks = {}): D
     },
     nextDueTime: (now) => nextDueTime(db, now),
     expireSecrets: (now) => expireSecrets(db, now),
+    async markVerified(answers) {
+      const mark = async (trx: Transaction<Database>) => {
+        let marked = 0;
+        for (const { webhookId, challenge } of answers) {
+          const result = await trx
+            .updateTable("webhooks")
+            .set({ verification: "verified" })
+            .where("id", "=", webhookId)
+            .where("verification_challenge", "=", challenge)
+            .where("verification", "!=", "verified")
+            .executeTakeFirst();
+          marked += Number(result.numUpdatedRows);
+        }
+        return marked;
+      };
+      const run = (join?: (trx: Transaction<Database>) => Tx) =>
+        db.transaction().execute(async (trx) => {
+          const marked = await mark(trx);
+          // The deliveries it held are due now: every process's dispatcher is woken.
+          if (marked > 0) join?.(trx).deliveriesDue();
+          return marked;
+        });
+      return hooks.events ? hooks.events.joined(run) : run();
+    },
     async recordCircuit(webhookId, circuit, at) {
       await db
         .updateTable("webhooks")

@@ -32,6 +32,8 @@ import type { ClientTls } from "../transport/create-connector.js";
 import type { Tracer } from "@opentelemetry/api";
 import { startDeliverSpan, type DeliverSpan } from "../../../tracing/deliver-span.js";
 import { formatPayload } from "./format-payload.js";
+import { WEBHOOK_VERIFICATION } from "../../../events/event-catalogue.js";
+import { challengeOf, judgeChallengeAnswer } from "./check-challenge-answer.js";
 
 export interface Dispatcher {
   /** Starts claiming: wake-ups, LISTEN (PostgreSQL), retry timer, sweep. */
@@ -387,7 +389,7 @@ export class DeliveryDispatcher implements Dispatcher {
     this.inFlight.set(row.id, entry);
     void this.paced(row)
       .then(() => this.attempt(row))
-      .then(({ outcome, requestHeaders, sent }) => {
+      .then(({ outcome, requestHeaders, sent, verifiedChallenge }) => {
         this.deps.metrics.attempt(outcome);
         clearTimeout(this.inFlight.get(row.id)?.slow);
         this.inFlight.delete(row.id);
@@ -406,6 +408,7 @@ export class DeliveryDispatcher implements Dispatcher {
             outcome,
             webhookId: row.webhook_id,
             ...(requestHeaders === undefined ? {} : { requestHeaders }),
+            ...(verifiedChallenge === undefined ? {} : { verifiedChallenge }),
           },
         });
         this.checked("answer");
@@ -468,6 +471,8 @@ export class DeliveryDispatcher implements Dispatcher {
     requestHeaders?: Record<string, string>;
     /** False when nothing went out (the secret could not be opened, or gives no usable key). */
     sent: boolean;
+    /** An ownership challenge answered as asked: its challenge. */
+    verifiedChallenge?: string;
   }> {
     let request: SignedRequest;
     // The attempt's place in its event's trace (its webhook.deliver span when exported): made
@@ -504,9 +509,23 @@ export class DeliveryDispatcher implements Dispatcher {
         },
       };
     }
-    const outcome = await this.deps.sender.send(request);
+    let outcome = await this.deps.sender.send(request);
+    let verifiedChallenge: string | undefined;
+    if (row.event === WEBHOOK_VERIFICATION) {
+      // The ownership check passes on a 2xx answer that echoes the challenge; a 2xx without it
+      // is a failed attempt, retried as any other.
+      const challenge = challengeOf(row.body);
+      const judged = judgeChallengeAnswer(outcome, challenge);
+      outcome = judged.outcome;
+      if (judged.verified) verifiedChallenge = challenge;
+    }
     span.end(outcome.responseStatus, outcome.ok ? null : outcome.error);
-    return { outcome, requestHeaders: request.logged, sent: true };
+    return {
+      outcome,
+      requestHeaders: request.logged,
+      sent: true,
+      ...(verifiedChallenge === undefined ? {} : { verifiedChallenge }),
+    };
   }
 
   /**
@@ -669,6 +688,14 @@ export class DeliveryDispatcher implements Dispatcher {
    */
   private async recordBatch(batch: Finished[], failures: number): Promise<boolean> {
     try {
+      // Checked endpoints first: a crash before the recording sends the challenge again, which
+      // changes nothing; the other order could record its success and leave the endpoint pending.
+      const verified = batch.flatMap(({ attempt }) =>
+        attempt.verifiedChallenge === undefined || attempt.webhookId === undefined
+          ? []
+          : [{ webhookId: attempt.webhookId, challenge: attempt.verifiedChallenge }],
+      );
+      if (verified.length > 0) await this.deps.queue.markVerified(verified);
       const transitions = await this.deps.queue.record(
         batch.map((item) => item.attempt),
         { workerId: this.settings.workerId, policy: this.settings.policy, now: this.deps.now() },

@@ -16,6 +16,8 @@ export interface FinishedAttempt {
   webhookId?: number;
   /** The request's headers as sent (custom header values masked; signatures are masked here). */
   requestHeaders?: Record<string, string>;
+  /** An ownership challenge the receiver answered with 2xx and echoed: this challenge. */
+  verifiedChallenge?: string;
 }
 
 /** The auto-disable rule (docs/webhooks.md, "Auto-disable, 410 Gone, and re-enabling"); either number 0 turns it off. */

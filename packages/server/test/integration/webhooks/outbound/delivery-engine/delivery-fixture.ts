@@ -94,6 +94,7 @@ function watch(queue: DeliveryQueue): WatchedQueue {
     record: (attempts, options) => queue.record(attempts, options),
     expireSecrets: (now) => queue.expireSecrets(now),
     recordCircuit: (webhookId, circuit, at) => queue.recordCircuit(webhookId, circuit, at),
+    markVerified: (answers) => queue.markVerified(answers),
     async nextDueTime(now) {
       try {
         return await queue.nextDueTime(now);

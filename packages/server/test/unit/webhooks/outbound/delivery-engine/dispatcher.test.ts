@@ -51,6 +51,7 @@ it(
       // As next-due-time.ts: the earliest next_attempt_at after `now`.
       nextDueTime: async (now) => (claimed || DUE_AT <= now ? null : DUE_AT),
       recordCircuit: async () => {},
+      markVerified: async () => 0,
       record: async (attempts) =>
         attempts.map((a) => ({
           deliveryId: a.deliveryId,
