@@ -1,4 +1,4 @@
-import { EVENT_NAMES, paginate, WEBHOOK_TEST, type DeliverableEvent } from "@parley/client";
+import { EVENT_NAMES, paginate, WEBHOOK_TEST } from "@parley/client";
 import { apiFromEnv } from "./api-from-env.js";
 import { CliError } from "./cli-error.js";
 import type { CliIo } from "./cli-io.js";
