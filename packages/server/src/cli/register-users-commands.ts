@@ -1,6 +1,17 @@
 import type { Command } from "commander";
 import type { Config } from "../config/load-config.js";
+import { API_HELP } from "./api-help.js";
 import { EXIT } from "./exit-codes.js";
+import { runCommand } from "./run-command.js";
+import { tokensList, tokensRevoke } from "./tokens-api.js";
+import {
+  usersCreate,
+  usersInviteApi,
+  usersList,
+  usersResetSignIn,
+  usersRole,
+  usersSetStatus,
+} from "./users-api.js";
 
 /** What the users commands need from cli.ts: its flag and config helpers. */
 export interface UsersCommandSupport {
@@ -22,11 +33,15 @@ const DATABASE_SETTINGS = [
 
 /**
  * `parley users invite` and `parley users set-password`: run where the server keeps its data, on
- * its database directly (as `parley token create`), so they work before anyone can sign in.
+ * its database directly (as `parley token create`), so they work before anyone can sign in
+ * (`invite` asks the API when PARLEY_TOKEN is set and no database flag is given). `parley users
+ * list|create|disable|enable|role|reset-sign-in` and `parley tokens list|revoke` call the API.
  */
 export function registerUsersCommands(program: Command, support: UsersCommandSupport): void {
   const { withSettingFlags, configFrom, fail } = support;
-  const users = program.command("users").description("people: invitations and passwords");
+  const users = program
+    .command("users")
+    .description("people: list, create, invite, disable, roles; passwords on the server");
 
   const openContext = async (options: Record<string, unknown>) => {
     const config = configFrom(options);
@@ -50,7 +65,17 @@ export function registerUsersCommands(program: Command, support: UsersCommandSup
   )
     .option("--role <role>", "admin, bot or user", "user")
     .option("--display-name <name>", "the name the new user is shown with")
+    .addHelpText(
+      "after",
+      "\nWith PARLEY_TOKEN set and neither --data-dir nor --database-url given, it asks the API at PARLEY_URL instead.",
+    )
     .action(async (options: Record<string, unknown> & { role: string; displayName?: string }) => {
+      if (
+        process.env.PARLEY_TOKEN &&
+        options.dataDir === undefined &&
+        options.databaseUrl === undefined
+      )
+        return runCommand(usersInviteApi)(options);
       if (!["admin", "bot", "user"].includes(options.role))
         fail(`--role must be admin, bot or user, got "${options.role}"`, EXIT.usage);
       if (options.displayName !== undefined && !/^.{1,200}$/u.test(options.displayName))
@@ -98,4 +123,71 @@ export function registerUsersCommands(program: Command, support: UsersCommandSup
       await ctx.database.close();
     }
   });
+
+  users
+    .command("list")
+    .description("list every user: role and status")
+    .option("--json", "print JSON")
+    .addHelpText("after", API_HELP)
+    .action(runCommand(usersList));
+
+  users
+    .command("create")
+    .description("create a user (they sign in once given a password: users reset-sign-in)")
+    .argument("<username>", "lowercase letters, digits, . _ -; at most 64 characters")
+    .option("--role <role>", "admin, bot or user", "user")
+    .option("--display-name <name>", "the name they are shown with (default the username)")
+    .option("--json", "print JSON")
+    .addHelpText("after", API_HELP)
+    .action(runCommand(usersCreate));
+
+  for (const [name, enabled, what] of [
+    ["disable", false, "disable a user: their sessions and tokens stop working"],
+    ["enable", true, "enable a disabled user again"],
+  ] as const)
+    users
+      .command(name)
+      .description(what)
+      .argument("<user>", "username or id")
+      .option("--json", "print JSON")
+      .addHelpText("after", API_HELP)
+      .action(runCommand(usersSetStatus(enabled)));
+
+  users
+    .command("role")
+    .description("give a user another role; tokens issued with the old one stop working")
+    .argument("<user>", "username or id")
+    .argument("<role>", "admin, bot or user")
+    .option("--json", "print JSON")
+    .addHelpText("after", API_HELP)
+    .action(runCommand(usersRole));
+
+  users
+    .command("reset-sign-in")
+    .description(
+      "end a user's sessions, remove their password, and print a single-use link to set a new one",
+    )
+    .argument("<user>", "username or id")
+    .option("--json", "print JSON")
+    .addHelpText("after", API_HELP)
+    .action(runCommand(usersResetSignIn));
+
+  const tokens = program
+    .command("tokens")
+    .description("bearer tokens that still work, over the API (`parley token create` mints one)");
+  tokens
+    .command("list")
+    .description("list the tokens that still work, by token id (never the tokens themselves)")
+    .option("--user <user>", "only this user's (username or id)")
+    .option("--prefix <prefix>", "only ids starting with this")
+    .option("--json", "print JSON")
+    .addHelpText("after", API_HELP)
+    .action(runCommand(tokensList));
+  tokens
+    .command("revoke")
+    .description("revoke a token by its id: it stops working at once")
+    .argument("<tokenId>", "the token id (tokens list shows it)")
+    .option("--json", "print JSON")
+    .addHelpText("after", API_HELP)
+    .action(runCommand(tokensRevoke));
 }
