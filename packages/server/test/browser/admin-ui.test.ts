@@ -370,7 +370,9 @@ describe("admin UI in Chromium", { tags: ["chromium"] }, () => {
     expect(await page.locator("#secret-reveal").count()).toBe(0);
     expect(await page.content()).not.toContain(SECRET);
 
-    // Generate makes a whsec_ secret, shown once after Create.
+    // Generate makes a whsec_ secret, shown once after Create. With an endpoint listed, the form
+    // opens from "Add endpoint".
+    await page.getByRole("button", { name: "Add endpoint" }).click();
     await page.locator("#webhook-name").fill("generated");
     await page.locator("#webhook-url").fill(receiver.url);
     await page.getByRole("button", { name: "Generate" }).click();
@@ -695,10 +697,10 @@ describe("admin UI in Chromium", { tags: ["chromium"] }, () => {
   });
 
   it("shows an inbound webhook's URLs once, one per sender, then only the token's last 8 characters", async () => {
-    const room = await api<{ id: number }>("POST", "/api/rooms", { name: "deploys" });
+    await api("POST", "/api/rooms", { name: "deploys" });
     await signIn("/admin/inbound");
     await page.getByRole("heading", { name: "Inbound webhooks" }).waitFor();
-    await page.locator("#inbound-room").fill(String(room.id));
+    await page.locator("#inbound-room").selectOption({ label: "deploys" });
     await page.locator("#inbound-name").fill("CI <script>alert(2)</script>");
     await page.getByRole("button", { name: "Create inbound webhook" }).click();
 
@@ -1206,6 +1208,8 @@ describe("admin UI in Chromium", { tags: ["chromium"] }, () => {
       secret: SECRET,
       events: ["ROOM_CREATED"],
     });
+    const ops = await api<{ id: number }>("POST", "/api/rooms", { name: "ops" });
+    const incidents = await api<{ id: number }>("POST", "/api/rooms", { name: "incidents" });
     await signIn(`/admin/webhooks/${webhook.id}`);
     await page.getByRole("heading", { name: "Fields", exact: true }).waitFor();
     await page.locator("#edit-endpoint > summary").click();
@@ -1231,7 +1235,14 @@ describe("admin UI in Chromium", { tags: ["chromium"] }, () => {
     await page.locator("#edit-signature-scheme").selectOption("standard-webhooks");
     await page.locator("#edit-payload-format").selectOption("cloudevents-binary");
     await page.locator("#edit-trace-context").check();
-    await page.locator("#edit-room-ids").fill("7, 9");
+    // Rooms are chosen by name: typed (the field suggests the names), then Add or Enter.
+    await page.locator("#edit-room-add").fill("ops");
+    await page.getByRole("button", { name: "Add room" }).click();
+    await page.locator("#edit-room-add").fill("Incidents");
+    await page.locator("#edit-room-add").press("Enter");
+    await expect
+      .poll(() => page.locator("#edit-rooms-chosen").textContent())
+      .toMatch(/ops.*incidents/);
     await page.locator("#edit-rate-cap").fill("25");
     await page.getByRole("button", { name: "Add header" }).click();
     await page.locator("#edit-header-name-1").fill("X-Tenant");
@@ -1245,21 +1256,29 @@ describe("admin UI in Chromium", { tags: ["chromium"] }, () => {
       signatureScheme: "standard-webhooks",
       payloadFormat: "cloudevents-binary",
       traceContext: true,
-      roomIds: [7, 9],
+      roomIds: [ops.id, incidents.id],
       maxDeliveriesPerSecond: 25,
       headers: { "x-tenant": "****abcd" },
     });
     // The page re-renders the endpoint after the flash: wait for it rather than read at once.
     await expect.poll(() => page.locator("main").textContent()).toContain("25 per second");
 
-    // Values are never shown back; leaving the rows alone keeps the set, a bad room ID is refused.
+    // The page names the rooms.
+    await expect
+      .poll(() => page.locator("main .details").first().textContent())
+      .toContain("ops, incidents");
+    // Values are never shown back; leaving the rows alone keeps the set; an unknown room is
+    // refused by name, and removing every room means every room again.
     await page.locator("#edit-endpoint > summary").click();
     expect(await page.locator("#edit-header-value-1").inputValue()).toBe("");
     expect(await page.locator("#edit-header-value-1").getAttribute("placeholder")).toMatch(/abcd/);
-    await page.locator("#edit-room-ids").fill("7, nine");
-    await page.getByRole("button", { name: "Save changes" }).click();
-    await expect.poll(() => page.locator("#edit-form-error").textContent()).toContain("“nine”");
-    await page.locator("#edit-room-ids").fill("");
+    await page.locator("#edit-room-add").fill("nine");
+    await page.locator("#edit-room-add").press("Enter");
+    await expect
+      .poll(() => page.locator("#edit-room-status").textContent())
+      .toContain("no room named “nine”");
+    await page.getByRole("button", { name: "Remove ops" }).click();
+    await page.getByRole("button", { name: "Remove incidents" }).click();
     await page.locator("#edit-rate-cap").fill("");
     await page.getByRole("button", { name: "Save changes" }).click();
     await expect

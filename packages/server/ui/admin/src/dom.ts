@@ -68,11 +68,79 @@ export function row(cells: (Child | Child[])[], attributes: Attributes = {}): HT
   );
 }
 
-/** An ISO-8601 time as `2026-11-22 10:00:00Z`, the full value in the title. */
+const relative = new Intl.RelativeTimeFormat("en", { numeric: "auto" });
+const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
+  ["year", 365 * 86_400_000],
+  ["month", 30 * 86_400_000],
+  ["week", 7 * 86_400_000],
+  ["day", 86_400_000],
+  ["hour", 3_600_000],
+  ["minute", 60_000],
+  ["second", 1000],
+];
+
+/** "3 minutes ago", "in 2 hours", "yesterday": how far `at` is from `now`. */
+export function relativeTime(at: number, now = Date.now()): string {
+  const delta = at - now;
+  const size = Math.abs(delta);
+  if (size < 10_000) return delta <= 0 ? "just now" : "in a few seconds";
+  for (const [unit, ms] of UNITS) {
+    if (size >= ms || unit === "second") return relative.format(Math.round(delta / ms), unit);
+  }
+  return relative.format(Math.round(delta / 1000), "second");
+}
+
+const localFormat = new Intl.DateTimeFormat(undefined, {
+  year: "numeric",
+  month: "short",
+  day: "numeric",
+  hour: "2-digit",
+  minute: "2-digit",
+  second: "2-digit",
+  timeZoneName: "short",
+});
+
+/** The exact time, in the browser's time zone and in UTC: what a relative time stands for. */
+export function exactTime(iso: string): string {
+  const utc = iso.replace("T", " ").replace(/(\.\d+)?Z$/, " UTC");
+  return `${localFormat.format(new Date(iso))} · ${utc}`;
+}
+
+/**
+ * A time as people say it ("3 minutes ago"), with the exact local and UTC time in a tooltip shown
+ * on hover and on keyboard focus (the element is focusable) and, for screen readers, in text that
+ * is read with it. Kept current while the page is open (refreshRelativeTimes).
+ */
 export function time(iso: string | null | undefined): Child {
   if (iso === null || iso === undefined) return "—";
-  const shown = iso.replace("T", " ").replace(/\.\d+Z$/, "Z");
-  return h("time", { datetime: iso, title: iso }, shown);
+  const at = Date.parse(iso);
+  if (Number.isNaN(at)) return iso;
+  const exact = exactTime(iso);
+  return h(
+    "time",
+    { datetime: iso, class: "when", tabindex: 0, "data-exact": exact },
+    h("span", { class: "relative" }, relativeTime(at)),
+    h("span", { class: "visually-hidden" }, ` (${exact})`),
+  );
+}
+
+/** Rewrites every relative time on the page for the current moment. */
+export function refreshRelativeTimes(root: ParentNode = document): void {
+  for (const element of root.querySelectorAll<HTMLTimeElement>("time.when")) {
+    const text = element.querySelector(".relative");
+    const at = Date.parse(element.dateTime);
+    if (text && !Number.isNaN(at)) {
+      const now = relativeTime(at);
+      if (text.textContent !== now) text.textContent = now;
+    }
+  }
+}
+
+/** `2026-11-22 11:00` in the browser's time zone, as a date picker shows it. */
+export function localDateTime(iso: string): string {
+  const at = new Date(iso);
+  const pad = (n: number) => String(n).padStart(2, "0");
+  return `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())} ${pad(at.getHours())}:${pad(at.getMinutes())}`;
 }
 
 /** A coloured status label: SUCCESS, FAILED, pending, enabled... */

@@ -13,11 +13,14 @@ import {
   type Credentials,
 } from "./api.js";
 import { link, type View, type ViewContext } from "./context.js";
-import { h, replaceChildren } from "./dom.js";
+import { h, refreshRelativeTimes, replaceChildren } from "./dom.js";
 import { deliverySearchView } from "./views/delivery-search.js";
 import { inboundView } from "./views/inbound.js";
 import { flagView, moderationView } from "./views/moderation.js";
+import { peopleView } from "./views/people.js";
+import { roomsView } from "./views/rooms.js";
 import { signInView } from "./views/sign-in.js";
+import { tokensView } from "./views/tokens.js";
 import { deliveryView, webhookDetailView } from "./views/webhook-detail.js";
 import { webhooksView } from "./views/webhook-list.js";
 
@@ -29,6 +32,9 @@ const ROUTES: [RegExp, View, string][] = [
   [/^\/admin\/inbound\/?$/, inboundView, "inbound"],
   [/^\/admin\/moderation\/?$/, moderationView, "moderation"],
   [/^\/admin\/moderation\/(\d+)\/?$/, flagView, "moderation"],
+  [/^\/admin\/users\/?$/, peopleView, "users"],
+  [/^\/admin\/tokens\/?$/, tokensView, "tokens"],
+  [/^\/admin\/rooms\/?$/, roomsView, "rooms"],
 ];
 
 const NAV: [string, string, string][] = [
@@ -36,6 +42,9 @@ const NAV: [string, string, string][] = [
   ["deliveries", "/admin/deliveries", "Delivery search"],
   ["inbound", "/admin/inbound", "Inbound webhooks"],
   ["moderation", "/admin/moderation", "Moderation"],
+  ["users", "/admin/users", "People"],
+  ["tokens", "/admin/tokens", "Tokens"],
+  ["rooms", "/admin/rooms", "Rooms"],
 ];
 
 const app = document.getElementById("app")!;
@@ -200,6 +209,16 @@ document.addEventListener("click", (event) => {
   if (!(target instanceof HTMLAnchorElement)) return;
   event.preventDefault();
   navigate(target.getAttribute("href")!, false);
+});
+
+// "3 minutes ago" stays true while the page is open.
+setInterval(() => refreshRelativeTimes(), 30_000);
+
+// Escape dismisses a time's tooltip (shown while the time has the focus).
+document.addEventListener("keydown", (event) => {
+  const active = document.activeElement;
+  if (event.key === "Escape" && active instanceof HTMLElement && active.matches("time.when"))
+    active.blur();
 });
 
 window.addEventListener("popstate", () => {

@@ -1,6 +1,6 @@
 import type { Webhook } from "@parley/client/browser";
 import { clearError, errorBox, showError, type ViewContext } from "../context.js";
-import { busy, h } from "../dom.js";
+import { busy, h, localDateTime } from "../dom.js";
 import { revealSecret } from "./webhook-actions.js";
 
 /** Recovery's own limit per call, as the API applies it. */
@@ -226,7 +226,7 @@ export function recoverPanel(context: ViewContext, webhook: Webhook): HTMLElemen
           h(
             "p",
             { id: "recover-question" },
-            `${total} ${statuses.join(" or ")} ${total === 1 ? "delivery" : "deliveries"} since ${from.replace("T", " ").replace(/\.\d+Z$/, "Z")} will be queued again${webhook.enabled ? "" : " (held while the endpoint is disabled)"}.`,
+            `${total} ${statuses.join(" or ")} ${total === 1 ? "delivery" : "deliveries"} since ${localDateTime(from)} (your time) will be queued again${webhook.enabled ? "" : " (held while the endpoint is disabled)"}.`,
           ),
           h(
             "span",

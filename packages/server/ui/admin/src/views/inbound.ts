@@ -3,8 +3,10 @@ import {
   type InboundWebhook,
   type InboundWebhookAddresses,
   type InboundWebhookWithToken,
+  type Room,
 } from "@parley/client/browser";
 import { paginate } from "../api.js";
+import { byId, loadRooms, roomName } from "../rooms.js";
 import {
   clearError,
   errorBox,
@@ -39,13 +41,18 @@ export const inboundView: View = async (context) => {
     revealed = undefined;
   }
   const listHolder = h("div", { class: "list" }, h("p", null, "Loading…"));
+  const rooms = loadRooms(context.api);
   root.append(listHolder);
-  root.append(createForm(context));
+  root.append(createForm(context, rooms));
   root.append(senderSetup());
 
   let webhooks: InboundWebhook[];
+  let names: Map<number, Room>;
   try {
-    webhooks = await paginate.all(context.api, "GET /api/admin/inbound-webhooks", { limit: 200 });
+    [webhooks, names] = await Promise.all([
+      paginate.all(context.api, "GET /api/admin/inbound-webhooks", { limit: 200 }),
+      rooms.then(byId),
+    ]);
   } catch (error) {
     const message = context.fail(error);
     if (message !== undefined) replaceChildren(listHolder, h("p", { class: "error" }, message));
@@ -63,7 +70,7 @@ export const inboundView: View = async (context) => {
         row(
           [
             String(webhook.id),
-            String(webhook.roomId),
+            roomName(names, webhook.roomId),
             h(
               "span",
               { class: "sender" },
@@ -93,7 +100,7 @@ export const inboundView: View = async (context) => {
       "section",
       { id: "inbound-addresses", "aria-labelledby": "inbound-addresses-title" },
       h("h2", { id: "inbound-addresses-title" }, "Addresses and signing secrets"),
-      ...webhooks.map((webhook) => webhookSetup(context, webhook)),
+      ...webhooks.map((webhook) => webhookSetup(context, webhook, roomName(names, webhook.roomId))),
     ),
   );
 };
@@ -210,7 +217,7 @@ function addressFields(addresses: InboundWebhookAddresses, idPrefix = ""): HTMLE
  * One listed webhook's addresses, with a placeholder for its token (shown only on create and
  * rotate) and this webhook's id where Discord's needs it, and its signing secret form.
  */
-function webhookSetup(context: ViewContext, webhook: InboundWebhook): HTMLElement {
+function webhookSetup(context: ViewContext, webhook: InboundWebhook, room: string): HTMLElement {
   const addresses = inboundWebhookAddresses(window.location.origin, {
     id: webhook.id,
     token: TOKEN_PLACEHOLDER,
@@ -221,7 +228,7 @@ function webhookSetup(context: ViewContext, webhook: InboundWebhook): HTMLElemen
     h(
       "summary",
       null,
-      `${webhook.displayName} (webhook ${webhook.id}, room ${webhook.roomId}): signing secret `,
+      `${webhook.displayName} (webhook ${webhook.id}, ${room}): signing secret `,
       webhook.signingSecretSet ? "set" : "not set",
     ),
     h(
@@ -337,7 +344,7 @@ function revealPanel(webhook: InboundWebhookWithToken): HTMLElement {
       "p",
       { class: "warning" },
       "This is the only time the URLs are shown: copy them now. The token in them is the only ",
-      `credential, so anyone who has it can post to room ${webhook.roomId}. Store it like a `,
+      `credential, so anyone who has it can post to its room. Store it like a `,
       "password; if it leaks, rotate the token.",
     ),
     ...addressFields(webhook),
@@ -348,9 +355,21 @@ function revealPanel(webhook: InboundWebhookWithToken): HTMLElement {
   return panel;
 }
 
-function createForm(context: ViewContext): HTMLElement {
+function createForm(context: ViewContext, rooms: Promise<Room[]>): HTMLElement {
   const error = errorBox("inbound-form-error");
-  const roomId = h("input", { id: "inbound-room", name: "roomId", inputmode: "numeric" });
+  const roomId = h(
+    "select",
+    { id: "inbound-room", name: "roomId", required: true },
+    h("option", { value: "" }, "Loading the rooms…"),
+  );
+  void rooms.then(
+    (loaded) =>
+      roomId.replaceChildren(
+        h("option", { value: "" }, loaded.length === 0 ? "No room yet" : "Choose a room"),
+        ...loaded.map((room) => h("option", { value: room.id }, room.name ?? `room ${room.id}`)),
+      ),
+    () => roomId.replaceChildren(h("option", { value: "" }, "The rooms could not be loaded")),
+  );
   const displayName = h("input", { id: "inbound-name", name: "displayName", autocomplete: "off" });
   const avatarUrl = h("input", {
     id: "inbound-avatar",
@@ -370,7 +389,7 @@ function createForm(context: ViewContext): HTMLElement {
     },
     h("h2", { id: "inbound-form-title" }, "New inbound webhook"),
     error,
-    h("label", { for: "inbound-room" }, "Room ID"),
+    h("label", { for: "inbound-room" }, "Room"),
     roomId,
     h("label", { for: "inbound-name" }, "Display name"),
     displayName,
@@ -381,9 +400,9 @@ function createForm(context: ViewContext): HTMLElement {
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     clearError(error);
-    const room = Number(roomId.value.trim());
-    if (!Number.isInteger(room) || room < 1) {
-      showError(error, "The room ID is a positive whole number.");
+    const room = Number(roomId.value);
+    if (roomId.value === "" || !Number.isInteger(room) || room < 1) {
+      showError(error, "Choose the room it posts to.");
       return;
     }
     void busy(submit, async () => {

@@ -1,12 +1,25 @@
 import type {
+  FlagContext,
   FlagReviewStatus,
+  MessageListItem,
   Message,
   MessageRevision,
   ModerationFlag as Flag,
 } from "@parley/client/browser";
 import { isStatus, paginate } from "../api.js";
-import { link, type View, type ViewContext } from "../context.js";
-import { badge, busy, details, h, labelCells, replaceChildren, row, table, time } from "../dom.js";
+import { flashFailure, link, type View, type ViewContext } from "../context.js";
+import {
+  badge,
+  busy,
+  confirmButton,
+  details,
+  h,
+  labelCells,
+  replaceChildren,
+  row,
+  table,
+  time,
+} from "../dom.js";
 import { pagedTable } from "../paged-table.js";
 
 const PAGE_SIZE = 50;
@@ -22,8 +35,9 @@ function reviewButtons(
   done: (reviewed: Flag) => void,
 ): HTMLElement[] {
   if (flag.reviewStatus !== "pending") return [];
-  const approve = h("button", { type: "button" }, "Approve");
-  const reject = h("button", { type: "button", class: "danger" }, "Reject");
+  // Of equal weight: neither decision is the default one.
+  const approve = h("button", { type: "button", class: "secondary decision" }, "Approve");
+  const reject = h("button", { type: "button", class: "secondary decision" }, "Reject");
   const decide = (verb: "approve" | "reject", button: HTMLButtonElement) =>
     busy(button, async () => {
       try {
@@ -49,6 +63,11 @@ function reviewButtons(
   return [approve, reject];
 }
 
+/** Where the flagged message was posted: its room's name. */
+function where(flag: Flag): string {
+  return flag.roomName === null ? "a direct message or a deleted room" : `#${flag.roomName}`;
+}
+
 /** The flagged text (the API's plain-text excerpt), with where it was posted. */
 function messageCell(flag: Flag): HTMLElement {
   return h(
@@ -57,7 +76,11 @@ function messageCell(flag: Flag): HTMLElement {
     flag.messageText === null
       ? h("span", { class: "muted" }, "(the message no longer exists)")
       : h("q", { class: "excerpt" }, flag.messageText),
-    h("small", { class: "muted" }, `message ${flag.messageId} in room ${flag.roomId}`),
+    h(
+      "small",
+      { class: "muted" },
+      `in ${where(flag)}${flag.authorUsername === null ? "" : ` by @${flag.authorUsername}`}`,
+    ),
   );
 }
 
@@ -146,22 +169,14 @@ export const flagView: View = async (context, [idText]) => {
   const { root } = context;
   root.append(h("p", { class: "crumbs" }, link("/admin/moderation", "← Moderation queue")));
 
-  let flag: Flag | undefined;
+  let flag: Flag;
   try {
-    // There is no single-flag route: walk the list (ordered by id) until the flag or past it.
-    for await (const item of paginate.items(context.api, "GET /api/admin/moderation/flags", {
-      limit: 200,
-    })) {
-      if (item.id === id) flag = item;
-      if (item.id >= id) break;
-    }
+    flag = (await context.api("GET /api/admin/moderation/flags/{id}", { id })).data;
   } catch (error) {
-    const message = context.fail(error);
+    const message = isStatus(error, 404)
+      ? `There is no moderation flag ${id}.`
+      : context.fail(error);
     if (message !== undefined) root.append(h("p", { class: "error" }, message));
-    return;
-  }
-  if (!flag) {
-    root.append(h("p", { class: "error" }, `There is no moderation flag ${id}.`));
     return;
   }
 
@@ -190,17 +205,26 @@ export const flagView: View = async (context, [idText]) => {
         ["Review", h("span", { id: "review-status" }, badge(current.reviewStatus))],
         ["Reviewed by", current.reviewedBy ?? "—"],
         ["Reviewed", time(current.reviewedAt)],
-        ["Message", `${current.messageId} in room ${current.roomId}`],
+        ["Posted in", where(current)],
+        [
+          "Author",
+          current.authorUsername === null ? "an integration" : `@${current.authorUsername}`,
+        ],
         ["Flagged", time(current.createdAt)],
       ]),
       h("h2", null, "Message"),
       messageHolder,
-      editsHolder,
       h("div", { class: "actions" }, reviewButtons(context, current, render)),
+      editsHolder,
+      contextHolder,
+      authorHolder,
     );
   };
+  const contextHolder = h("section", { id: "message-context", "aria-labelledby": "context-title" });
+  const authorHolder = h("section", { id: "author", "aria-labelledby": "author-title" });
   render(flag);
   void showEdits(context, flag, editsHolder);
+  void showContext(context, flag, contextHolder, authorHolder);
 
   try {
     const { data } = await context.api("GET /api/rooms/{roomId}/messages/{messageId}", {
@@ -239,6 +263,153 @@ export const flagView: View = async (context, [idText]) => {
     }
   }
 };
+
+/** One message of the conversation around a flag, as text, with who wrote it and when. */
+function contextItem(item: MessageListItem): HTMLLIElement {
+  if ("deleted" in item) {
+    return h(
+      "li",
+      { class: "deleted", "data-message-id": item.id },
+      h("p", { class: "muted" }, "(deleted) · ", time(item.deletedAt)),
+    );
+  }
+  return h(
+    "li",
+    { "data-message-id": item.id },
+    h(
+      "p",
+      { class: "meta" },
+      h("strong", null, item.sender.displayName),
+      item.sender.username === null ? " (integration)" : ` @${item.sender.username}`,
+      " · ",
+      time(item.createdAt),
+      item.moderationStatus === "none" ? null : [" · ", badge(item.moderationStatus)],
+    ),
+    h("p", { class: "context-text" }, item.content),
+  );
+}
+
+/**
+ * The conversation around the flagged message (what it answered, what came after), the author's
+ * other recent flags, and what can be done about the author: disable the account, revoke its
+ * tokens.
+ */
+async function showContext(
+  context: ViewContext,
+  flag: Flag,
+  holder: HTMLElement,
+  authorHolder: HTMLElement,
+): Promise<void> {
+  let found: FlagContext;
+  try {
+    found = (await context.api("GET /api/admin/moderation/flags/{id}/context", { id: flag.id }))
+      .data;
+  } catch (error) {
+    const message = context.fail(error);
+    if (message !== undefined)
+      replaceChildren(
+        holder,
+        h("p", { class: "error" }, `The context could not be loaded: ${message}`),
+      );
+    return;
+  }
+  const flaggedItem = h(
+    "li",
+    { class: "flagged-message", "data-message-id": flag.messageId },
+    h(
+      "p",
+      { class: "meta" },
+      h(
+        "strong",
+        null,
+        flag.authorUsername === null ? "an integration" : `@${flag.authorUsername}`,
+      ),
+      " · ",
+      time(flag.createdAt),
+      " · ",
+      h("strong", null, "the flagged message"),
+    ),
+    h("p", { class: "context-text" }, flag.messageText ?? "(the message no longer exists)"),
+  );
+  replaceChildren(
+    holder,
+    h("h2", { id: "context-title" }, "In its conversation"),
+    h(
+      "ol",
+      { class: "conversation", "aria-labelledby": "context-title" },
+      found.before.map((item) => contextItem(item)),
+      flaggedItem,
+      found.after.map((item) => contextItem(item)),
+    ),
+  );
+
+  if (flag.authorId === null) {
+    replaceChildren(
+      authorHolder,
+      h("h2", { id: "author-title" }, "Author"),
+      h(
+        "p",
+        { class: "muted" },
+        "An integration posted it: manage it on the inbound webhooks page.",
+      ),
+    );
+    return;
+  }
+  const authorId = flag.authorId;
+  const username = flag.authorUsername ?? `user ${authorId}`;
+  const disable = confirmButton(
+    "Disable user",
+    `Disable @${username}? They are signed out everywhere and their tokens stop working, until an admin enables them again.`,
+    async () => {
+      try {
+        await context.api("POST /api/admin/users/{id}/disable", { id: authorId });
+        context.flash(`@${username} is disabled.`);
+        context.navigate(`/admin/moderation/${flag.id}`);
+      } catch (error) {
+        flashFailure(context, error);
+      }
+    },
+  );
+  const revoke = confirmButton(
+    "Revoke their tokens",
+    `Revoke every token @${username} holds now? Scripts and bots using them stop working.`,
+    async () => {
+      try {
+        await context.api("POST /api/admin/users/{id}/revoke-tokens", { id: authorId });
+        context.flash(`Every token of @${username} is revoked.`);
+        context.navigate(`/admin/moderation/${flag.id}`);
+      } catch (error) {
+        flashFailure(context, error);
+      }
+    },
+  );
+  replaceChildren(
+    authorHolder,
+    h("h2", { id: "author-title" }, `Author: @${username}`),
+    h(
+      "p",
+      null,
+      link(`/admin/users?query=${encodeURIComponent(username)}`, `@${username} on the People page`),
+    ),
+    h("h3", null, "Their other recent flags"),
+    found.authorFlags.length === 0
+      ? h("p", { class: "muted", id: "author-flags-none" }, "None: this is their first.")
+      : table(
+          ["Flag", "Category", "Review", "Message", "Flagged"],
+          found.authorFlags.map((other) =>
+            row([
+              link(`/admin/moderation/${other.id}`, `#${other.id}`),
+              other.category,
+              badge(other.reviewStatus),
+              messageCell(other),
+              time(other.createdAt),
+            ]),
+          ),
+          { class: "data responsive", id: "author-flags" },
+        ),
+    h("div", { class: "actions author-actions" }, disable, revoke),
+  );
+}
 
 /**
  * The message's versions, oldest first (revision 1 is what was posted, the last one what it says

@@ -140,7 +140,7 @@ export function deleteButton(
 ): HTMLSpanElement {
   return confirmButton(
     "Delete",
-    "Delete this webhook and drop its queued deliveries?",
+    `Delete “${webhook.name}” and its delivery history? Its delivery log (every attempt) and its queued deliveries are deleted with it, for good.`,
     async () => {
       try {
         await context.api("DELETE /api/admin/webhooks/{id}", { id: webhook.id });

@@ -11,6 +11,7 @@ import { isStatus, paginate } from "../api.js";
 import { flashFailure, link, type View, type ViewContext } from "../context.js";
 import { badge, busy, details, h, replaceChildren, row, table, time, type Child } from "../dom.js";
 import { pagedTable } from "../paged-table.js";
+import { byId, loadRooms, roomName } from "../rooms.js";
 import { recoverPanel, rotateSecretPanel } from "./endpoint-operations.js";
 import { headerTabs } from "./header-tabs.js";
 import { attemptsOf, deliveryBadge, nextAttempt, stateSentence } from "./delivery-state.js";
@@ -22,6 +23,19 @@ import { webhookForm } from "./webhook-form.js";
 const STATUSES: DeliveryStatus[] = ["PENDING", "SUCCESS", "FAILED", "EXHAUSTED"];
 const LOG_EVENTS: DeliverableEvent[] = [...EVENT_NAMES, WEBHOOK_TEST];
 const PAGE_SIZE = 25;
+
+/** The endpoint's rooms by name, filled in once the rooms are loaded. */
+function roomNames(context: ViewContext, ids: readonly number[]): HTMLElement {
+  const holder = h("span", { class: "room-names" }, ids.map((id) => `room ${id}`).join(", "));
+  void loadRooms(context.api).then(
+    (rooms) => {
+      const known = byId(rooms);
+      holder.textContent = ids.map((id) => roomName(known, id)).join(", ");
+    },
+    () => undefined,
+  );
+  return holder;
+}
 
 /** Loads a webhook for a page; renders why not when it cannot. */
 export async function loadWebhook(context: ViewContext, id: number): Promise<Webhook | undefined> {
@@ -116,10 +130,7 @@ export const webhookDetailView: View = async (context, [idText]) => {
           endpoint: "whole endpoint: every event in order",
         }[webhook.ordering],
       ],
-      [
-        "Rooms",
-        webhook.roomIds === null ? "every room" : webhook.roomIds.map((r) => `#${r}`).join(", "),
-      ],
+      ["Rooms", webhook.roomIds === null ? "every room" : roomNames(context, webhook.roomIds)],
       // Credentials come masked from the API.
       ["Authorization", authSummary(webhook)],
       [

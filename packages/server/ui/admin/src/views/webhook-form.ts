@@ -14,6 +14,8 @@ import {
 import { clearError, errorBox, showError, type ViewContext } from "../context.js";
 import { busy, h } from "../dom.js";
 import { credentialFields } from "./endpoint-credentials-fields.js";
+import { loadRooms } from "../rooms.js";
+import { roomPicker } from "./room-picker.js";
 import { revealSecret } from "./webhook-actions.js";
 
 /**
@@ -127,15 +129,7 @@ export function webhookForm(context: ViewContext, existing?: Webhook): HTMLEleme
     checked: existing?.traceContext ?? false,
     "aria-describedby": `${prefix}-trace-context-hint`,
   });
-  const roomIds = h("input", {
-    id: `${prefix}-room-ids`,
-    name: "roomIds",
-    inputmode: "numeric",
-    autocomplete: "off",
-    placeholder: "every room",
-    value: existing?.roomIds?.join(", "),
-    "aria-describedby": `${prefix}-room-ids-hint`,
-  });
+  const rooms = roomPicker(prefix, loadRooms(context.api), existing?.roomIds ?? null);
   const rateCap = h("input", {
     id: `${prefix}-rate-cap`,
     name: "maxDeliveriesPerSecond",
@@ -157,19 +151,33 @@ export function webhookForm(context: ViewContext, existing?: Webhook): HTMLEleme
     id: `${prefix}-event-all`,
     checked: existing?.events.includes("*") ?? false,
   });
-  // The catalogue's names, then any wildcard the endpoint has that is not one ("MESSAGE_*").
+  // Groups of events by prefix ("MESSAGE_*": every message event, later ones included), then the
+  // catalogue's names, then any other wildcard the endpoint has.
+  const groups = eventGroups();
+  const current = existing?.events ?? [];
+  const groupChoices = groups.map((group) => eventChoice(prefix, group, current));
+  for (const choice of groupChoices) choice.describeGroup();
   const names: string[] = [
     ...EVENT_NAMES,
-    ...(existing?.events ?? []).filter(
-      (event) => event !== "*" && !(EVENT_NAMES as readonly string[]).includes(event),
+    ...current.filter(
+      (event) =>
+        event !== "*" &&
+        !groups.includes(event) &&
+        !(EVENT_NAMES as readonly string[]).includes(event),
     ),
   ];
-  const choices = names.map((event) => eventChoice(prefix, event, existing?.events ?? []));
+  const choices = names.map((event) => eventChoice(prefix, event, current));
   const eventBoxes = choices.map((choice) => choice.box);
+  const groupBoxes = groupChoices.map((choice) => choice.box);
+  /** `*` covers every box; a checked group covers its events (they are sent anyway). */
   const syncEverything = (): void => {
-    for (const box of eventBoxes) box.disabled = everything.checked;
+    for (const box of groupBoxes) box.disabled = everything.checked;
+    const covering = groupBoxes.filter((box) => box.checked).map((box) => box.value.slice(0, -1));
+    for (const box of eventBoxes)
+      box.disabled = everything.checked || covering.some((start) => box.value.startsWith(start));
   };
   everything.addEventListener("change", syncEverything);
+  for (const box of groupBoxes) box.addEventListener("change", syncEverything);
   syncEverything();
   const all = h("button", { type: "button", class: "link" }, "Select all");
   all.addEventListener("click", () => {
@@ -219,6 +227,11 @@ export function webhookForm(context: ViewContext, existing?: Webhook): HTMLEleme
           "Every event, including ones Parley adds later. The boxes below then do not apply.",
         ),
       ),
+      h(
+        "div",
+        { class: "event-groups", role: "group", "aria-label": "Groups of events" },
+        groupChoices.map((choice) => choice.element),
+      ),
       choices.map((choice) => choice.element),
     ),
     h("label", { for: scheme.id }, "Signature scheme"),
@@ -236,13 +249,7 @@ export function webhookForm(context: ViewContext, existing?: Webhook): HTMLEleme
       { id: `${prefix}-trace-context-hint`, class: "hint" },
       "Each attempt carries a W3C traceparent continuing the trace of the request that caused the event.",
     ),
-    h("label", { for: roomIds.id }, "Room filter"),
-    roomIds,
-    h(
-      "small",
-      { id: `${prefix}-room-ids-hint`, class: "hint" },
-      "Room IDs, separated by commas: events of other rooms are not sent (events without a room always are). Empty: every room.",
-    ),
+    rooms.element,
     h("label", { for: ordering.id }, "Ordering"),
     ordering,
     h(
@@ -268,9 +275,11 @@ export function webhookForm(context: ViewContext, existing?: Webhook): HTMLEleme
     clearError(error);
     const events = everything.checked
       ? (["*"] as EventSubscription[])
-      : eventBoxes.filter((box) => box.checked).map((box) => box.value as EventSubscription);
-    const rooms = parseRoomIds(roomIds.value);
-    if (typeof rooms === "string") return showError(error, rooms);
+      : [
+          ...groupBoxes.filter((box) => box.checked),
+          ...eventBoxes.filter((box) => box.checked && !box.disabled),
+        ].map((box) => box.value as EventSubscription);
+    const roomIds = rooms.read();
     const capText = rateCap.value.trim();
     const cap = capText === "" ? null : Number(capText);
     if (cap !== null && !(Number.isInteger(cap) && cap >= 1 && cap <= 10000))
@@ -297,7 +306,7 @@ export function webhookForm(context: ViewContext, existing?: Webhook): HTMLEleme
               ...(order === "none" ? {} : { ordering: order }),
               payloadFormat,
               traceContext: traceContext.checked,
-              ...(rooms === null ? {} : { roomIds: rooms }),
+              ...(roomIds === null ? {} : { roomIds }),
               ...(cap === null ? {} : { maxDeliveriesPerSecond: cap }),
               ...(headerSet === undefined || headerSet === null ? {} : { headers: headerSet }),
               ...credentialChanges,
@@ -320,7 +329,7 @@ export function webhookForm(context: ViewContext, existing?: Webhook): HTMLEleme
         if (payloadFormat !== existing.payloadFormat) changes.payloadFormat = payloadFormat;
         if (traceContext.checked !== existing.traceContext)
           changes.traceContext = traceContext.checked;
-        if (JSON.stringify(rooms) !== JSON.stringify(existing.roomIds)) changes.roomIds = rooms;
+        if (JSON.stringify(roomIds) !== JSON.stringify(existing.roomIds)) changes.roomIds = roomIds;
         if (cap !== existing.maxDeliveriesPerSecond) changes.maxDeliveriesPerSecond = cap;
         if (headerSet !== undefined) changes.headers = headerSet;
         Object.assign(changes, credentialChanges);
@@ -341,15 +350,6 @@ export function webhookForm(context: ViewContext, existing?: Webhook): HTMLEleme
     });
   });
   return form;
-}
-
-/** Room IDs typed as `3, 7 12`: null when empty, or a message saying what is wrong. */
-function parseRoomIds(text: string): number[] | null | string {
-  const parts = text.split(/[\s,]+/).filter(Boolean);
-  if (parts.length === 0) return null;
-  const bad = parts.find((part) => !/^[1-9]\d{0,14}$/.test(part));
-  if (bad !== undefined) return `Room filter: “${bad}” is not a room ID (a positive whole number).`;
-  return [...new Set(parts.map(Number))];
 }
 
 /**
@@ -446,6 +446,16 @@ function headerRows(
   };
 }
 
+/** `MESSAGE_*` and the like: each prefix two or more catalogue events share. */
+function eventGroups(): string[] {
+  const counts = new Map<string, number>();
+  for (const name of EVENT_NAMES) {
+    const start = name.slice(0, name.indexOf("_") + 1);
+    if (start !== "") counts.set(start, (counts.get(start) ?? 0) + 1);
+  }
+  return [...counts].filter(([, n]) => n > 1).map(([start]) => `${start}*`);
+}
+
 let catalogue: Promise<Map<string, EventType>> | undefined;
 
 /** The event-type catalogue (descriptions and samples), asked for once per page load. */
@@ -465,7 +475,12 @@ function eventChoice(
   prefix: string,
   event: string,
   current: readonly string[],
-): { box: HTMLInputElement; element: HTMLElement; describe(type: EventType | undefined): void } {
+): {
+  box: HTMLInputElement;
+  element: HTMLElement;
+  describe(type: EventType | undefined): void;
+  describeGroup(): void;
+} {
   const box = h("input", {
     type: "checkbox",
     name: "events",
@@ -481,6 +496,19 @@ function eventChoice(
   return {
     box,
     element,
+    describeGroup() {
+      const start = event.slice(0, -1);
+      const covered = EVENT_NAMES.filter((name) => name.startsWith(start));
+      const descriptionId = `${box.id}-description`;
+      box.setAttribute("aria-describedby", descriptionId);
+      element.append(
+        h(
+          "small",
+          { class: "hint", id: descriptionId },
+          `Every ${start.toLowerCase().replace(/_$/, "")} event (${covered.length} now), including ones Parley adds later.`,
+        ),
+      );
+    },
     describe(type) {
       if (!type) return;
       const descriptionId = `${box.id}-description`;

@@ -1,7 +1,49 @@
-import type { Webhook } from "@parley/client/browser";
+import type { HealthTrend, Webhook } from "@parley/client/browser";
 import { link } from "../context.js";
 import { badge, details, h, time, type Child } from "../dom.js";
 import { inWords } from "./in-words.js";
+
+function rateKind(rate: number | null): string {
+  return rate === null ? "none" : rate >= 0.99 ? "good" : rate >= 0.9 ? "fair" : "poor";
+}
+
+function percent(rate: number): string {
+  return `${(Math.floor(rate * 1000) / 10).toFixed(1)}%`;
+}
+
+/**
+ * The 7-day trend as a row of seven bars (one per 24 hours, the latest on the right), each as
+ * high as that day's success rate and coloured as the rate is. Screen readers get it as a list:
+ * the bars are an image described by its text alternative, and each day's figure is written out.
+ */
+export function trendChart(trend: HealthTrend, name: string): HTMLElement {
+  const days = trend.days;
+  const words = days.map((day, i) => {
+    const when = i === days.length - 1 ? "last 24 hours" : `${days.length - 1 - i} days before`;
+    return day.successRate === null
+      ? `${when}: no attempts`
+      : `${when}: ${percent(day.successRate)} of ${day.attempts}`;
+  });
+  const summary = `Success rate of “${name}”, last 7 days, oldest first: ${words.join("; ")}.`;
+  return h(
+    "span",
+    { class: "trend", role: "img", "aria-label": summary, title: words.join("\n") },
+    days.map((day) => {
+      const fill = h("span", { class: "fill" });
+      // Through the CSSOM: the page's CSP allows no style attribute.
+      fill.style.height = `${day.successRate === null ? 0 : Math.max(8, Math.round(day.successRate * 100))}%`;
+      return h(
+        "span",
+        {
+          class: `bar rate-${rateKind(day.successRate)}`,
+          "data-rate": day.successRate === null ? "" : day.successRate.toFixed(3),
+          "data-attempts": day.attempts,
+        },
+        fill,
+      );
+    }),
+  );
+}
 
 /** Why an endpoint is not sending, or that it is: one badge per state, not one green for all. */
 export function stateBadge(webhook: Webhook): HTMLSpanElement {

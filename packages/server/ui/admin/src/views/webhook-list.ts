@@ -1,12 +1,12 @@
-// The outbound webhooks page: every endpoint with its state, health and actions, then the form
-// to create one.
+// The outbound webhooks page: every endpoint with its state, health (with its 7-day trend) and
+// actions, then "Add endpoint", which opens the form to create one.
 import { EVENT_NAMES, type Webhook } from "@parley/client/browser";
 import { isStatus, paginate } from "../api.js";
-import { link, type View } from "../context.js";
+import { link, type View, type ViewContext } from "../context.js";
 import { h, replaceChildren, row, table } from "../dom.js";
 import * as actions from "./webhook-actions.js";
 import { webhookForm } from "./webhook-form.js";
-import { autoDisabledBanner, healthCell, stateBadge } from "./webhook-health.js";
+import { autoDisabledBanner, healthCell, stateBadge, trendChart } from "./webhook-health.js";
 
 /** The subscribed events as tags: a few by name, then how many more. */
 function eventTags(events: readonly string[]): HTMLElement {
@@ -49,7 +49,7 @@ export const webhooksView: View = async (context) => {
   const banner = autoDisabledBanner(webhooks);
   if (banner) listHolder.before(banner);
   if (webhooks.length === 0) {
-    replaceChildren(listHolder, h("p", { class: "empty" }, "No webhooks yet: create one below."));
+    replaceChildren(listHolder, h("p", { class: "empty" }, "No webhooks yet: add one below."));
   } else {
     replaceChildren(
       listHolder,
@@ -62,7 +62,12 @@ export const webhooksView: View = async (context) => {
               h("code", { class: "url" }, webhook.url),
               eventTags(webhook.events),
               stateBadge(webhook),
-              healthCell(webhook),
+              h(
+                "span",
+                { class: "health-cell" },
+                healthCell(webhook),
+                h("span", { class: "trend muted" }, "…"),
+              ),
               h(
                 "span",
                 { class: "actions" },
@@ -79,5 +84,66 @@ export const webhooksView: View = async (context) => {
     );
   }
 
-  root.append(webhookForm(context));
+  root.append(addEndpoint(context, webhooks.length === 0));
+  void drawTrends(context, webhooks);
 };
+
+/**
+ * "Add endpoint": the form opens under the button when asked for (and at once on an empty list,
+ * where adding one is the only thing to do); Cancel or Escape closes it again.
+ */
+function addEndpoint(context: ViewContext, open: boolean): HTMLElement {
+  const button = h(
+    "button",
+    {
+      type: "button",
+      id: "add-endpoint",
+      "aria-expanded": "false",
+      "aria-controls": "add-endpoint-panel",
+    },
+    "Add endpoint",
+  );
+  const panel = h("div", { id: "add-endpoint-panel", hidden: true });
+  const close = (): void => {
+    panel.hidden = true;
+    panel.replaceChildren();
+    button.hidden = false;
+    button.setAttribute("aria-expanded", "false");
+    button.focus();
+  };
+  const show = (focus: boolean): void => {
+    const form = webhookForm(context);
+    const cancel = h("button", { type: "button", class: "secondary" }, "Cancel");
+    cancel.addEventListener("click", close);
+    form.querySelector(".buttons")?.append(cancel);
+    panel.replaceChildren(form);
+    panel.hidden = false;
+    button.hidden = true;
+    button.setAttribute("aria-expanded", "true");
+    if (focus) form.querySelector<HTMLInputElement>("input")?.focus();
+  };
+  panel.addEventListener("keydown", (event) => {
+    if (event.key === "Escape" && !(event.target instanceof HTMLSelectElement)) close();
+  });
+  button.addEventListener("click", () => show(true));
+  if (open) show(false);
+  return h("div", { class: "add-endpoint" }, button, panel);
+}
+
+/** Each endpoint's 7-day trend, drawn into its row as the answers come in. */
+async function drawTrends(context: ViewContext, webhooks: readonly Webhook[]): Promise<void> {
+  await Promise.all(
+    webhooks.map(async (webhook) => {
+      const cell = context.root.querySelector(`tr[data-webhook-id="${webhook.id}"] .trend`);
+      if (!cell) return;
+      try {
+        const { data } = await context.api("GET /api/admin/webhooks/{id}/health", {
+          id: webhook.id,
+        });
+        cell.replaceWith(trendChart(data, webhook.name));
+      } catch {
+        cell.textContent = "—";
+      }
+    }),
+  );
+}
