@@ -148,8 +148,9 @@ export const WALKED_IDS_MAX = 100_000;
  *    function behind `@@`: written as a call, the condition cannot be answered from the GIN
  *    index, so the planner keeps this plan (read in order, stop early) instead of matching every
  *    row of the word and sorting them.
- * 2. When the walk found some matches but not a page, a second walk over as many older ids as
- *    those matches say the page needs (with a margin, at most WALKED_IDS_MAX).
+ * 2. When the walk found some matches but not a page, and those matches say the rest of the page
+ *    lies within WALKED_IDS_MAX more ids (with a margin), a second walk over them. A rarer word
+ *    goes to step 3 at once: a walk that does not fill the page costs its rows for little.
  * 3. What is still missing, from the GIN index, which answers the words and the user's rooms at
  *    once (each message also holds the lexeme `room <id>`), below what was walked; what it
  *    matches is read and sorted (GIN has no order). A rare word is cheap there (its own list
@@ -188,10 +189,11 @@ async function findSearchRowsPostgres(
   let walkedFrom = Math.max(0, top - WALKED_IDS);
   await walk(walkedFrom, top);
   if (found.length >= filter.limit || walkedFrom === 0) return found;
-  if (found.length > 0) {
-    const needed = ((filter.limit - found.length) / found.length) * (top - walkedFrom) * 1.5;
+  // Ids the rest of the page should take at the rate the walk found, with a margin.
+  const needed = ((filter.limit - found.length) / found.length) * (top - walkedFrom) * 1.5;
+  if (found.length > 0 && needed <= WALKED_IDS_MAX) {
     const below = walkedFrom;
-    walkedFrom = Math.max(0, below - Math.min(WALKED_IDS_MAX, Math.ceil(needed)));
+    walkedFrom = Math.max(0, below - Math.ceil(needed));
     await walk(walkedFrom, below);
     if (found.length >= filter.limit || walkedFrom === 0) return found;
   }
