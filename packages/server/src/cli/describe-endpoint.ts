@@ -8,6 +8,8 @@ export function describeEndpoint(webhook: Webhook): string[] {
   const lines = [`  events: ${webhook.events.join(", ")}${webhook.enabled ? "" : " (disabled)"}`];
   if (webhook.signatureScheme !== "parley")
     lines.push(`  signature scheme: ${webhook.signatureScheme}`);
+  if (webhook.publicKey !== null)
+    lines.push(`  public key: ${webhook.publicKey} (receivers verify v1a signatures with it)`);
   if (webhook.roomIds !== null) lines.push(`  rooms: ${webhook.roomIds.join(", ")}`);
   const headers = Object.entries(webhook.headers);
   if (headers.length > 0)

@@ -153,6 +153,36 @@ describe("parley webhooks create|update: every endpoint setting as a flag or --f
   );
 
   it(
+    "prints the public key of an endpoint signing with ed25519",
+    async () => {
+      const created = await parley(
+        [
+          "webhooks",
+          "create",
+          "--name",
+          "ed25519",
+          "--url",
+          receiver.url,
+          "--events",
+          "*",
+          "--scheme",
+          "standard-webhooks-ed25519",
+        ],
+        env,
+      );
+      expect(created.stderr).toBe("");
+      const publicKey =
+        /^ {2}public key: (whpk_\S+) \(receivers verify v1a signatures with it\)$/m.exec(
+          created.stdout,
+        )?.[1];
+      const id = Number(/^Created webhook (\d+)/.exec(created.stdout)?.[1]);
+      const { data: stored } = await c.admin("GET /api/admin/webhooks/{id}", { id });
+      expect(publicKey).toBe(stored.publicKey);
+    },
+    SPAWNS,
+  );
+
+  it(
     "creates from --from-file (a path or stdin), flags winning over the file, and updates from one",
     async () => {
       const file = path.join(dir, "endpoint.json");
