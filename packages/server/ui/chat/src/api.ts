@@ -102,6 +102,15 @@ export interface SearchHit {
   snippet: string;
 }
 
+/** What GET /api/search narrows a search to: one room or DM, one sender, before a time. */
+export interface SearchFilters {
+  roomId?: number | undefined;
+  /** A sender's username (a leading `@` allowed). */
+  from?: string | undefined;
+  /** ISO-8601: messages created before it. */
+  before?: string | undefined;
+}
+
 /** A deleted message as lists show it: its content and revisions are gone. */
 export interface Tombstone {
   id: number;
@@ -194,7 +203,11 @@ export function createApi(auth: Auth) {
       }),
     join: (roomId: number) => call<Room>("POST /api/rooms/{roomId}/join", { roomId }),
     room: (roomId: number) => call<Room>("GET /api/rooms/{roomId}", { roomId }),
-    createRoom: (name: string) => call<Room>("POST /api/rooms", { name }),
+    createRoom: (name: string, visibility: "public" | "private" = "public") =>
+      call<Room>("POST /api/rooms", { name, visibility }),
+    /** Adds someone to a room the user is a member of (a private room's only way in). */
+    addMember: (roomId: number, userId: number) =>
+      call<Room>("POST /api/rooms/{roomId}/members", { roomId, userId }),
     users: (query: string) => call<{ items: DirectoryUser[] }>("GET /api/users", { query }),
     openDm: (username: string) => call<Room>("POST /api/dms", { username }),
     markRead: (roomId: number, messageId: number) =>
@@ -244,8 +257,15 @@ export function createApi(auth: Auth) {
       (await bytes(`/api/rooms/${roomId}/files/${fileId}`)).blob(),
     /** Whether the browser sends the credentials by itself (the session cookie). */
     cookie: auth.kind === "session",
-    search: (q: string, cursor?: string) =>
-      call<Page<SearchHit>>("GET /api/search", { q, limit: 20, ...(cursor ? { cursor } : {}) }),
+    search: (q: string, filters: SearchFilters = {}, cursor?: string) =>
+      call<Page<SearchHit>>("GET /api/search", {
+        q,
+        limit: 20,
+        ...(filters.roomId === undefined ? {} : { roomId: filters.roomId }),
+        ...(filters.from ? { from: filters.from } : {}),
+        ...(filters.before ? { before: filters.before } : {}),
+        ...(cursor ? { cursor } : {}),
+      }),
     edit: (roomId: number, messageId: number, content: string) =>
       call<Message>("PATCH /api/rooms/{roomId}/messages/{messageId}", {
         roomId,

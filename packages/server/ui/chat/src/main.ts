@@ -30,6 +30,7 @@ import { composer } from "./composer.js";
 import { pickEmoji } from "./emoji-picker.js";
 import { h, replaceChildren } from "./dom.js";
 import { peopleFinder, roomBrowser } from "./directory.js";
+import { addPeoplePanel } from "./add-people.js";
 import { attachments, messageFiles } from "./files.js";
 import { invitePanel } from "./invite.js";
 import { searchBox, searchResults } from "./search.js";
@@ -689,8 +690,10 @@ function renderShell(): void {
   renderRoom();
 }
 
+/** A new room's name, and whether it is private (only its members see it; they add others). */
 function newRoomForm(): HTMLFormElement {
   const input = h("input", { id: "new-room", placeholder: "New room", "aria-label": "New room" });
+  const isPrivate = h("input", { id: "new-room-private", type: "checkbox" });
   return h(
     "form",
     {
@@ -699,15 +702,27 @@ function newRoomForm(): HTMLFormElement {
         event.preventDefault();
         const name = input.value.trim();
         if (!name) return;
-        void session!.api.createRoom(name).then((room) => {
+        const visibility = isPrivate.checked ? "private" : "public";
+        void session!.api.createRoom(name, visibility).then((room) => {
           session!.rooms.push(room);
           session!.stream.subscribe(room.id);
           input.value = "";
+          isPrivate.checked = false;
           void selectRoom(room.id);
         }, showError);
       },
     },
     input,
+    h(
+      "label",
+      {
+        class: "check",
+        for: "new-room-private",
+        title: "Only its members see it; they add others",
+      },
+      isPrivate,
+      " Private",
+    ),
   );
 }
 
@@ -784,6 +799,26 @@ function showDirectory(kind: "rooms" | "people" | "invite"): void {
   main.querySelector<HTMLElement>("input")?.focus();
 }
 
+/** "Add people" in place of the room (see add-people.ts); back returns to the room. */
+function showAddPeople(room: Room): void {
+  const s = session!;
+  const main = document.getElementById("room");
+  if (!main) return;
+  closeThread(false);
+  replaceChildren(
+    main,
+    addPeoplePanel({
+      api: s.api,
+      room,
+      roomName: roomName(room),
+      me: s.username,
+      back: () => void selectRoom(room.id),
+      fail: showError,
+    }),
+  );
+  main.querySelector<HTMLElement>("#add-people-search")?.focus();
+}
+
 /** Search results in place of a room; a hit opens its room at the message. */
 function showSearch(query: string): void {
   const s = session!;
@@ -798,6 +833,7 @@ function showSearch(query: string): void {
     searchResults({
       api: s.api,
       query,
+      rooms: s.rooms.map((room) => ({ id: room.id, name: roomName(room) })),
       roomName: (roomId) => {
         const room = s.rooms.find((candidate) => candidate.id === roomId);
         return room ? roomName(room) : `Room ${roomId}`;
@@ -931,7 +967,22 @@ function renderRoom(): void {
         "All rooms",
       ),
       h("h1", null, roomName(room)),
+      room.kind === "room" && room.visibility === "private"
+        ? h("span", { class: "tag", title: "Only its members see this room" }, "Private")
+        : null,
       h("div", { class: "present" }, "Here now: ", h("span", { id: "present" })),
+      room.kind === "room"
+        ? h(
+            "button",
+            {
+              type: "button",
+              id: "add-people-button",
+              class: "secondary",
+              onclick: () => showAddPeople(room),
+            },
+            "Add people",
+          )
+        : null,
       muteButton(room.id),
     ),
     list,
