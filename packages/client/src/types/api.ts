@@ -103,6 +103,7 @@ export type {
   Recovered,
   RecoverParams,
   Redelivery,
+  ReplayMissingParams,
   ResentEvent,
   RotatedSecret,
   RotateSecretParams,

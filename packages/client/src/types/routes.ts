@@ -72,6 +72,7 @@ import type {
   Page,
   PostMessageParams,
   QueuedDelivery,
+  ReplayMissingParams,
   TestWebhookParams,
   Room,
   SlackIngestParams,
@@ -266,6 +267,14 @@ export interface Routes {
   };
   "POST /api/admin/webhooks/{id}/recover": {
     params: Id & RecoverParams;
+    response: Recovered;
+  };
+  /**
+   * Sends every event of [since, until) the endpoint's subscription hears now and that never went
+   * to it (disabled, filtered out, created later), in event order; `dryRun: true` only counts.
+   */
+  "POST /api/admin/webhooks/{id}/replay-missing": {
+    params: Id & ReplayMissingParams;
     response: Recovered;
   };
   "GET /api/admin/webhooks/event-types": { params: None; response: EventTypes };

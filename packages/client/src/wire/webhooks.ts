@@ -495,6 +495,23 @@ export const RecoverParamsSchema = Type.Object(
 );
 export type RecoverParams = Static<typeof RecoverParamsSchema>;
 
+export const ReplayMissingParamsSchema = Type.Object(
+  {
+    /** Events from this time on (kept as long as deliveries: PARLEY_DELIVERY_RETENTION_DAYS). */
+    since: Timestamp({ description: "Events from this time on." }),
+    /** Events before this time; default now. */
+    until: Type.Optional(Timestamp({ description: "Events before this time; default now." })),
+    /** Answer how many would be queued, and queue nothing (the count to confirm). */
+    dryRun: Type.Optional(
+      Type.Boolean({
+        description: "Answer how many would be queued (queued), and queue nothing.",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type ReplayMissingParams = Static<typeof ReplayMissingParamsSchema>;
+
 export const RecoveredSchema = Type.Object(
   { queued: Type.Integer() },
   { additionalProperties: false },

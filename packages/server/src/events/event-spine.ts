@@ -5,6 +5,8 @@ import type { Database } from "../db/schema.js";
 import {
   queueDeliveries,
   queueDeliveriesSql,
+  storeEvent,
+  storeEventSql,
 } from "../webhooks/outbound/delivery-engine/queue-deliveries.js";
 import { laneOf } from "../webhooks/outbound/delivery-engine/lane-of.js";
 import { envelopeAround } from "./build-envelope.js";
@@ -139,7 +141,8 @@ export class EventSpine implements Outbox {
     if (!this.outboundEnabled) return 0;
     const now = this.now();
     const { prefix, suffix } = envelopeAround(event, now, data);
-    return queueDeliveries(trx, this.dialect, EVENT_AUDIENCE[event].outbound, {
+    const audience = EVENT_AUDIENCE[event].outbound;
+    const values = {
       event,
       prefix,
       suffix,
@@ -149,7 +152,9 @@ export class EventSpine implements Outbox {
       messageId: idField(data, "messageId"),
       traceParent: trace?.traceParent ?? null,
       traceState: trace?.traceState ?? null,
-    });
+    };
+    await storeEvent(trx, this.dialect, audience, values);
+    return queueDeliveries(trx, this.dialect, audience, values);
   }
 
   /**
@@ -269,23 +274,46 @@ export class EventSpine implements Outbox {
           ? `(',' || e."id"::text || ',')`
           : param(roomId === null ? null : `,${roomId},`, "text");
       const at = param(now, "bigint");
-      const body =
-        `${param(prefix, "text")} || w."id"::text || ` +
-        `${param(dataBefore, "text")} || e."id"::text || ${param(dataAfter, "text")}`;
+      const envelopePrefix = param(prefix, "text");
+      const envelopeSuffix = `${param(dataBefore, "text")} || e."id"::text || ${param(dataAfter, "text")}`;
+      const body = `${envelopePrefix} || w."id"::text || ${envelopeSuffix}`;
+      const eventIdPrefix = param(`evt_${newEventIdPrefix(now)}`, "text");
+      const traceParent = param(trace?.traceParent ?? null, "text");
+      const traceState = param(trace?.traceState ?? null, "text");
+      const roomIdSql = idOrHole(roomId);
+      const messageIdSql = idOrHole(idField(data, "messageId"));
+      const eventName = param(event, "varchar");
+      ctes.push(
+        `"parley_events" as (\n  ${storeEventSql(
+          {
+            event: eventName,
+            eventIdPrefix,
+            prefix: envelopePrefix,
+            suffix: envelopeSuffix,
+            roomId: roomIdSql,
+            messageId: messageIdSql,
+            at,
+            traceParent,
+            traceState,
+          },
+          EVENT_AUDIENCE[event].outbound,
+          rows,
+        )}\n  returning 1)`,
+      );
       const insert = queueDeliveriesSql(
         sqlSpelling("postgres"),
         `${rows} cross join "webhooks" w`,
         body,
         {
-          event: param(event, "varchar"),
+          event: eventName,
           quoted: param(JSON.stringify(event), "text"),
           roomKey,
-          roomId: idOrHole(roomId),
-          messageId: idOrHole(idField(data, "messageId")),
+          roomId: roomIdSql,
+          messageId: messageIdSql,
           at,
-          eventIdPrefix: param(`evt_${newEventIdPrefix(now)}`, "text"),
-          traceParent: param(trace?.traceParent ?? null, "text"),
-          traceState: param(trace?.traceState ?? null, "text"),
+          eventIdPrefix,
+          traceParent,
+          traceState,
         },
         EVENT_AUDIENCE[event].outbound,
       );

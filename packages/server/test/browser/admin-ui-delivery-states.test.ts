@@ -236,4 +236,75 @@ describe("admin UI delivery states in Chromium", { tags: ["chromium"] }, () => {
       })
       .toBe("SUCCESS");
   });
+
+  it("sends a sample of any event as a test and shows the receiver's answer when it arrives", async () => {
+    receiver.respondWith(() => ({ status: 202 }));
+    const endpoint = await api<Webhook>("POST", "/api/admin/webhooks", {
+      name: "Sample taker",
+      url: receiver.url,
+      secret: "a-receiver-secret-0123456789",
+      events: ["ROOM_CREATED"],
+    });
+    const before = receiver.requests.length;
+    await page.goto(`${origin}/admin/webhooks/${endpoint.id}`);
+    await page.locator("#test-event").selectOption("MESSAGE_CREATED");
+    await page.getByRole("button", { name: "Send test event" }).click();
+    const result = page.locator("#test-result");
+    await expect
+      .poll(() => result.textContent(), { interval: 200, timeout: 10_000 })
+      .toMatch(
+        /^Test delivery #\d+ \(MESSAGE_CREATED, attempt 1 of 2\): SUCCESS Delivered: .*The receiver answered 202 in \d+ ms\.$/,
+      );
+    const [request] = (await receiver.waitForRequests(before + 1)).slice(before);
+    expect(JSON.parse(request!.body.toString("utf8"))).toMatchObject({
+      event: "MESSAGE_CREATED",
+      webhookId: endpoint.id,
+      data: { roomId: expect.any(Number), messageId: expect.any(Number) },
+    });
+    expect(await accessibilityViolations()).toEqual([]);
+  });
+
+  it("counts the events a disabled endpoint missed, asks to confirm, then sends them", async () => {
+    receiver.respondWith(() => ({ status: 204 }));
+    const endpoint = await api<Webhook>("POST", "/api/admin/webhooks", {
+      name: "Back from holiday",
+      url: receiver.url,
+      secret: "a-receiver-secret-0123456789",
+      events: ["ADMIN_USER_DELETED"],
+      enabled: false,
+    });
+    for (const username of ["gone-1", "gone-2"])
+      await t.ctx.database.transaction((tx) =>
+        tx.emit("ADMIN_USER_DELETED", { username, adminActor: "admin" }),
+      );
+    await api("PATCH", `/api/admin/webhooks/${endpoint.id}`, { enabled: true });
+    expect(await deliveries(endpoint.id)).toEqual([]);
+
+    const before = receiver.requests.length;
+    await page.goto(`${origin}/admin/webhooks/${endpoint.id}`);
+    await page.locator("#replay-missing > summary").click();
+    await page.getByRole("button", { name: "Count missed events" }).click();
+    const question = page.locator("#replay-question");
+    await question.waitFor();
+    expect(await question.textContent()).toMatch(/^2 missed events since .* will be sent\.$/);
+    expect(await accessibilityViolations()).toEqual([]);
+    await page.getByRole("button", { name: "Confirm: send 2 events" }).click();
+    await expect
+      .poll(() => page.locator("#replay-result").textContent())
+      .toBe("Queued 2 missed events.");
+    const sent = (await receiver.waitForRequests(before + 2)).slice(before);
+    expect(
+      sent
+        .map(
+          (r) =>
+            (JSON.parse(r.body.toString("utf8")) as { data: { username: string } }).data.username,
+        )
+        .sort(),
+    ).toEqual(["gone-1", "gone-2"]);
+    // Counted again: nothing is missing any more.
+    await page.getByRole("button", { name: "Count missed events" }).click();
+    await expect
+      .poll(() => page.locator("#replay-result").textContent())
+      .toBe("No missed event since then: nothing to replay.");
+  });
 });

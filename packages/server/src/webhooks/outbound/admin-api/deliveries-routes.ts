@@ -11,6 +11,7 @@ import {
   RecoveredSchema,
   RecoverParamsSchema,
   RedeliverySchema,
+  ReplayMissingParamsSchema,
   SearchDeliveriesParamsSchema,
 } from "@parley/client/wire";
 import type { AppContext } from "../../../app-context.js";
@@ -23,6 +24,7 @@ import {
   listEndpointDeliveries,
   recover,
   redeliver,
+  replayMissing,
   searchAllDeliveries,
 } from "./deliveries-service.js";
 import { requireEnterprise } from "./require-enterprise.js";
@@ -157,5 +159,28 @@ export const webhookDeliveriesRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContex
     },
     async (request, reply) =>
       reply.code(202).send(await recover(ctx, request.params.id, request.body)),
+  );
+
+  app.post(
+    "/api/admin/webhooks/:id/replay-missing",
+    {
+      onRequest: guard,
+      schema: {
+        tags,
+        security,
+        summary:
+          "Send the events of a time range the endpoint's subscription hears and that never went to it (disabled, filtered out, created later), in event order; dryRun counts them",
+        params: IdParamsSchema,
+        body: ReplayMissingParamsSchema,
+        response: {
+          202: RecoveredSchema,
+          400: problemSchema,
+          404: problemSchema,
+          ...authErrors,
+        },
+      },
+    },
+    async (request, reply) =>
+      reply.code(202).send(await replayMissing(ctx, request.params.id, request.body)),
   );
 };

@@ -13,6 +13,10 @@ import {
   recoverDeliveries,
   searchDeliveries,
 } from "./deliveries-repository.js";
+import {
+  countMissingEvents,
+  replayMissingEvents,
+} from "../delivery-engine/replay-missing-events.js";
 import { findWebhook } from "./endpoints-repository.js";
 import {
   toDeliveryDetail,
@@ -197,6 +201,41 @@ export async function recover(
     const filter = { statuses, since: range.since!, until: range.until ?? now };
     if (input.dryRun) return countRecoverable(tx.db, webhookId, filter);
     const n = await recoverDeliveries(tx.db, webhookId, filter, now);
+    if (n > 0) tx.deliveriesDue();
+    return n;
+  });
+  return { queued };
+}
+
+export interface ReplayMissingInput {
+  since: string;
+  until?: string | undefined;
+  /** Count what would be queued, and queue nothing. */
+  dryRun?: boolean | undefined;
+}
+
+/**
+ * Sends the endpoint, in one transaction, every event of [since, until) (`until` defaults to now)
+ * that its subscription hears now and that was never queued to it: missed while it was disabled,
+ * filtered out by a room list since changed, or before it existed (replay-missing-events.ts). Each
+ * goes with the event id and envelope it would have had, in event order, at most 10,000 per call
+ * (call again: what was queued is not missing any more). Events are kept as long as deliveries
+ * (PARLEY_DELIVERY_RETENTION_DAYS). A dry run answers how many a call would queue now.
+ */
+export async function replayMissing(
+  ctx: AppContext,
+  webhookId: number,
+  input: ReplayMissingInput,
+): Promise<{ queued: number }> {
+  const now = ctx.now();
+  const range = timeRange(input.since, input.until);
+  const dialect = ctx.dialect;
+  const queued = await ctx.database.transaction(async (tx) => {
+    if (!(await findWebhook(tx.db, webhookId)))
+      throw new AppError("not_found", `no webhook ${webhookId}`);
+    const window = { since: range.since!, until: range.until ?? now };
+    if (input.dryRun) return countMissingEvents(tx.db, dialect, webhookId, window);
+    const n = await replayMissingEvents(tx.db, dialect, webhookId, window, now);
     if (n > 0) tx.deliveriesDue();
     return n;
   });

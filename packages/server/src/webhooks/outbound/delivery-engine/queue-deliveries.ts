@@ -47,6 +47,21 @@ export const FAN_OUT_COLUMNS = `"webhook_id", "event", "body", "status", "attemp
   "locked_until", "locked_by", "last_response_status", "created_at", "updated_at", "event_id",
   "room_id", "message_id", "lane", "trace_parent", "trace_state"`;
 
+/**
+ * Whether the endpoint `w` is subscribed to the event and its room filter lets it through, enabled
+ * or not: the subscription half of `subscribedEndpoints`, which replay-missing-events.ts applies
+ * to kept events as they are matched against an endpoint's subscription now.
+ */
+export function hearsEvent(
+  spelling: SqlSpelling,
+  input: Pick<FanOutInputs, "event" | "quoted" | "roomKey">,
+): string {
+  return `(${spelling.contains(`w."events"`, input.quoted)} or (w."event_prefixes" is not null and exists (
+      select 1 from ${spelling.jsonStrings(`w."event_prefixes"`, "p")}
+      where substr(${input.event}, 1, length(p."value")) = p."value")))
+    and (w."room_filter" is null or ${input.roomKey} is null or ${spelling.contains(`w."room_filter"`, input.roomKey)})`;
+}
+
 /** The endpoints (`w`, a row of "webhooks") that hear the event: the rule, written once. */
 export function subscribedEndpoints(
   spelling: SqlSpelling,
@@ -54,10 +69,7 @@ export function subscribedEndpoints(
   audience: EventAudience["outbound"],
 ): string {
   const predicate = `w."enabled" = 1
-    and (${spelling.contains(`w."events"`, input.quoted)} or (w."event_prefixes" is not null and exists (
-      select 1 from ${spelling.jsonStrings(`w."event_prefixes"`, "p")}
-      where substr(${input.event}, 1, length(p."value")) = p."value")))
-    and (w."room_filter" is null or ${input.roomKey} is null or ${spelling.contains(`w."room_filter"`, input.roomKey)})`;
+    and ${hearsEvent(spelling, input)}`;
   if (audience === "subscribers") return predicate;
   return `${predicate}
     and not exists (select 1 from "rooms" r where r."id" = ${input.roomId} and r."kind" = 'dm')`;
@@ -120,32 +132,44 @@ interface Prepared {
 
 const prepared = new Map<string, Prepared>();
 
+/** A value's place in a text written with markers, replaced by parameters (see `parameterized`). */
+const marker = (name: Value) => `⟪${name}⟫`;
+
+const MARKED: FanOutInputs = {
+  event: marker("event"),
+  quoted: marker("quoted"),
+  roomKey: marker("roomKey"),
+  roomId: marker("roomId"),
+  messageId: marker("messageId"),
+  at: marker("at"),
+  eventIdPrefix: marker("eventIdPrefix"),
+  traceParent: marker("traceParent"),
+  traceState: marker("traceState"),
+};
+
 /** The fan-out's text for a dialect and an audience, built once. */
 export function preparedFor(dialect: DialectName, audience: EventAudience["outbound"]): Prepared {
   const key = `${dialect}/${audience}`;
   let found = prepared.get(key);
   if (found) return found;
   const spelling = sqlSpelling(dialect);
-  // Written with a marker per value, then each marker replaced, in the order of the text, by its
-  // parameter: SQLite's are positional (one per occurrence), PostgreSQL's numbered (one per value).
-  const marker = (name: Value) => `⟪${name}⟫`;
   const written = queueDeliveriesSql(
     spelling,
     `"webhooks" w`,
     `${marker("prefix")} || ${spelling.text(`w."id"`)} || ${marker("suffix")}`,
-    {
-      event: marker("event"),
-      quoted: marker("quoted"),
-      roomKey: marker("roomKey"),
-      roomId: marker("roomId"),
-      messageId: marker("messageId"),
-      at: marker("at"),
-      eventIdPrefix: marker("eventIdPrefix"),
-      traceParent: marker("traceParent"),
-      traceState: marker("traceState"),
-    },
+    MARKED,
     audience,
   );
+  found = parameterized(spelling, written);
+  prepared.set(key, found);
+  return found;
+}
+
+/**
+ * A text written with a marker per value, each marker replaced, in the order of the text, by its
+ * parameter: SQLite's are positional (one per occurrence), PostgreSQL's numbered (one per value).
+ */
+function parameterized(spelling: SqlSpelling, written: string): Prepared {
   const order: Value[] = [];
   const numbered = new Map<Value, string>();
   const text = written.replace(/⟪(\w+)⟫/g, (_, name: Value) => {
@@ -156,9 +180,55 @@ export function preparedFor(dialect: DialectName, audience: EventAudience["outbo
     numbered.set(name, placeholder);
     return placeholder;
   });
-  found = { text, order };
-  prepared.set(key, found);
-  return found;
+  return { text, order };
+}
+
+/**
+ * Keeps the event itself in `webhook_events` (migration 024), whoever hears it, so that an
+ * endpoint can later be sent what it missed (replay-missing-events.ts): the event, its id prefix,
+ * the envelope around the endpoint id, its room and message, time and trace. Only events
+ * integrations may hear are kept: those of the audience `subscribers-outside-dms` only when their
+ * room is not a direct message (the fan-out's own rule). Written in the same transaction or
+ * statement as the deliveries, from `from` (the emitting rows of a statement; none otherwise).
+ */
+export function storeEventSql(
+  input: Pick<
+    FanOutInputs,
+    "event" | "eventIdPrefix" | "roomId" | "messageId" | "at" | "traceParent" | "traceState"
+  > & { prefix: string; suffix: string },
+  audience: EventAudience["outbound"],
+  from?: string,
+): string {
+  const inDm = `exists (select 1 from "rooms" r where r."id" = ${input.roomId} and r."kind" = 'dm')`;
+  return `insert into "webhook_events" ("event", "event_id_prefix", "envelope_prefix",
+    "envelope_suffix", "room_id", "message_id", "created_at", "trace_parent", "trace_state")
+  select ${input.event}, ${input.eventIdPrefix}, ${input.prefix}, ${input.suffix}, ${input.roomId},
+    ${input.messageId}, ${input.at}, ${input.traceParent}, ${input.traceState}${from === undefined ? "" : `
+  from ${from}`}${audience === "subscribers" ? "" : `
+  where not ${inDm}`}`;
+}
+
+const preparedEvents = new Map<string, Prepared>();
+
+/** Keeps the event (see storeEventSql) in the transaction `trx`. */
+export async function storeEvent(
+  trx: Transaction<Database>,
+  dialect: DialectName,
+  audience: EventAudience["outbound"],
+  values: FanOutValues,
+): Promise<void> {
+  const key = `${dialect}/${audience}`;
+  let found = preparedEvents.get(key);
+  if (!found) {
+    found = parameterized(
+      sqlSpelling(dialect),
+      storeEventSql({ ...MARKED, prefix: marker("prefix"), suffix: marker("suffix") }, audience),
+    );
+    preparedEvents.set(key, found);
+  }
+  const all: Record<Value, unknown> = { ...values, quoted: null, roomKey: null };
+  const { text, order } = found;
+  await trx.executeQuery(CompiledQuery.raw(text, order.map((name) => all[name])));
 }
 
 /**

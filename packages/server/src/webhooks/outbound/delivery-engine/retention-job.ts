@@ -20,11 +20,13 @@ export interface RetentionRun {
   /** False when another process held the job's lock. */
   ran: boolean;
   deleted: number;
+  /** Events (webhook_events) deleted: kept as long as deliveries, for replay. */
+  events: number;
 }
 
 /**
  * Deletes finished deliveries (SUCCESS or EXHAUSTED) created more than `retentionDays` ago, with
- * their attempts (ON DELETE CASCADE). Unfinished rows are kept whatever their age: a delivery that
+ * their attempts (ON DELETE CASCADE), then the kept events (webhook_events) of the same age. Unfinished rows are kept whatever their age: a delivery that
  * may still be attempted is never lost to the log clean-up. With the default policy (5 attempts
  * over about 8 minutes) a delivery is finished long before 30 days; what can age is a delivery
  * queued for an endpoint that stays disabled, and it is kept until the endpoint is enabled again
@@ -43,10 +45,40 @@ export async function runDeliveryRetention(
 ): Promise<RetentionRun> {
   const stopping = options.stopping ?? (() => false);
   const cutoff = options.now - options.retentionDays * DAY_MS;
-  const run = await withJobLock(ctx.db, { ...RETENTION_LOCK, now: options.now }, (db) =>
-    deleteFinishedBefore(db, cutoff, stopping),
-  );
-  return run.ran ? { ran: true, deleted: run.value } : { ran: false, deleted: 0 };
+  const run = await withJobLock(ctx.db, { ...RETENTION_LOCK, now: options.now }, async (db) => ({
+    deleted: await deleteFinishedBefore(db, cutoff, stopping),
+    // The events replay can send again: kept as long as the deliveries of the same age.
+    events: stopping() ? 0 : await deleteEventsBefore(db, cutoff, stopping),
+  }));
+  return run.ran ? { ran: true, ...run.value } : { ran: false, deleted: 0, events: 0 };
+}
+
+/** Deletes the events older than `cutoff`, in batches like the deliveries. */
+async function deleteEventsBefore(
+  db: Kysely<Database>,
+  cutoff: number,
+  stopping: () => boolean,
+): Promise<number> {
+  let deleted = 0;
+  for (;;) {
+    const started = performance.now();
+    const result = await db
+      .deleteFrom("webhook_events")
+      .where(
+        "id",
+        "in",
+        db
+          .selectFrom("webhook_events")
+          .select("id")
+          .where("created_at", "<", cutoff)
+          .limit(RETENTION_BATCH),
+      )
+      .executeTakeFirst();
+    const count = Number(result.numDeletedRows);
+    deleted += count;
+    if (count < RETENTION_BATCH || stopping()) return deleted;
+    await sleep(Math.max(1, performance.now() - started));
+  }
 }
 
 /**
@@ -112,6 +144,8 @@ export function startRetentionJob(
         if (result.deleted > 0) {
           options.log?.info({ deleted: result.deleted }, "deleted expired webhook deliveries");
         }
+        if (result.events > 0)
+          options.log?.info({ deleted: result.events }, "deleted expired webhook events");
         const keys = await expireIdempotencyKeys(ctx, { now, stopping: () => stopped });
         if (keys > 0) options.log?.info({ deleted: keys }, "deleted expired idempotency keys");
       })

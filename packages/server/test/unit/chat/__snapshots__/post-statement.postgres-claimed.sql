@@ -32,21 +32,29 @@ with "room" as (select "deleted_at", "kind", "visibility" from "rooms" where "id
   returning "id", "created_at"),
 "emitting" as (select "id" from "message"),
 "parley_notify_0" as (select pg_notify($20::text, $21::text || e."id"::text || $22::text) from "emitting" e),
+"parley_events" as (
+  insert into "webhook_events" ("event", "event_id_prefix", "envelope_prefix",
+    "envelope_suffix", "room_id", "message_id", "created_at", "trace_parent", "trace_state")
+  select $32::varchar, $28::text, $25::text, $26::text || e."id"::text || $27::text, $31::bigint,
+    e."id", $24::bigint, $29::text, $30::text
+  from "emitting" e
+  where not exists (select 1 from "rooms" r where r."id" = $31::bigint and r."kind" = 'dm')
+  returning 1),
 "parley_deliveries" as (
   insert into "webhook_deliveries" ("webhook_id", "event", "body", "status", "attempts", "next_attempt_at",
   "locked_until", "locked_by", "last_response_status", "created_at", "updated_at", "event_id",
   "room_id", "message_id", "lane", "trace_parent", "trace_state")
-  select w."id", $28::varchar, $25::text || w."id"::text || $26::text || e."id"::text || $27::text, 'PENDING', 0, $24::bigint, null, null, null, $24::bigint, $24::bigint,
-    $31::text || lpad(w."id"::text, 10, '0'), $30::bigint, e."id",
-    case w."ordering" when 'room' then coalesce($30::bigint, 0) when 'endpoint' then 0 end,
-    $32::text, $33::text
+  select w."id", $32::varchar, $25::text || w."id"::text || $26::text || e."id"::text || $27::text, 'PENDING', 0, $24::bigint, null, null, null, $24::bigint, $24::bigint,
+    $28::text || lpad(w."id"::text, 10, '0'), $31::bigint, e."id",
+    case w."ordering" when 'room' then coalesce($31::bigint, 0) when 'endpoint' then 0 end,
+    $29::text, $30::text
   from "emitting" e cross join "webhooks" w
   where w."enabled" = 1
-    and (strpos(w."events", $29::text) > 0 or (w."event_prefixes" is not null and exists (
+    and (strpos(w."events", $33::text) > 0 or (w."event_prefixes" is not null and exists (
       select 1 from jsonb_array_elements_text(w."event_prefixes"::jsonb) p("value")
-      where substr($28::varchar, 1, length(p."value")) = p."value")))
+      where substr($32::varchar, 1, length(p."value")) = p."value")))
     and (w."room_filter" is null or $23::text is null or strpos(w."room_filter", $23::text) > 0)
-    and not exists (select 1 from "rooms" r where r."id" = $30::bigint and r."kind" = 'dm')
+    and not exists (select 1 from "rooms" r where r."id" = $31::bigint and r."kind" = 'dm')
   returning 1)
 select exists (select 1 from "room" where "deleted_at" is null
     and ("kind" = 'dm' or "visibility" = 'public')) as "room_open",

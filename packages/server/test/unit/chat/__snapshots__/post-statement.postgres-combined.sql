@@ -24,23 +24,31 @@ with "input" as (select * from unnest($1::bigint[], $2::bigint[], $3::bigint[], 
   from "ids" d join "input" i on i."ord" = d."ord"
   returning "id", "created_at"),
 "emitting" as (select "ord", "id" from "ids"),
-"parley_emit_input" as (select * from unnest($11::text[], $12::text[], $13::text[], $14::text[], $15::bigint[], $16::text[], $17::text[], $18::text[], $19::varchar[], $20::text[], $21::bigint[], $22::text[], $23::text[], $24::text[]) with ordinality as x("p0", "p1", "p2", "p3", "p4", "p5", "p6", "p7", "p8", "p9", "p10", "p11", "p12", "p13", "ord")),
+"parley_emit_input" as (select * from unnest($11::text[], $12::text[], $13::text[], $14::text[], $15::bigint[], $16::text[], $17::text[], $18::text[], $19::text[], $20::text[], $21::text[], $22::bigint[], $23::varchar[], $24::text[]) with ordinality as x("p0", "p1", "p2", "p3", "p4", "p5", "p6", "p7", "p8", "p9", "p10", "p11", "p12", "p13", "ord")),
 "parley_notify_0" as (select pg_notify(x."p0", x."p1" || e."id"::text || x."p2") from "emitting" e join "parley_emit_input" x on x."ord" = e."ord" order by e."id"),
+"parley_events" as (
+  insert into "webhook_events" ("event", "event_id_prefix", "envelope_prefix",
+    "envelope_suffix", "room_id", "message_id", "created_at", "trace_parent", "trace_state")
+  select x."p12", x."p8", x."p5", x."p6" || e."id"::text || x."p7", x."p11",
+    e."id", x."p4", x."p9", x."p10"
+  from "emitting" e join "parley_emit_input" x on x."ord" = e."ord"
+  where not exists (select 1 from "rooms" r where r."id" = x."p11" and r."kind" = 'dm')
+  returning 1),
 "parley_deliveries" as (
   insert into "webhook_deliveries" ("webhook_id", "event", "body", "status", "attempts", "next_attempt_at",
   "locked_until", "locked_by", "last_response_status", "created_at", "updated_at", "event_id",
   "room_id", "message_id", "lane", "trace_parent", "trace_state")
-  select w."id", x."p8", x."p5" || w."id"::text || x."p6" || e."id"::text || x."p7", 'PENDING', 0, x."p4", null, null, null, x."p4", x."p4",
-    x."p11" || lpad(w."id"::text, 10, '0'), x."p10", e."id",
-    case w."ordering" when 'room' then coalesce(x."p10", 0) when 'endpoint' then 0 end,
-    x."p12", x."p13"
+  select w."id", x."p12", x."p5" || w."id"::text || x."p6" || e."id"::text || x."p7", 'PENDING', 0, x."p4", null, null, null, x."p4", x."p4",
+    x."p8" || lpad(w."id"::text, 10, '0'), x."p11", e."id",
+    case w."ordering" when 'room' then coalesce(x."p11", 0) when 'endpoint' then 0 end,
+    x."p9", x."p10"
   from "emitting" e join "parley_emit_input" x on x."ord" = e."ord" cross join "webhooks" w
   where w."enabled" = 1
-    and (strpos(w."events", x."p9") > 0 or (w."event_prefixes" is not null and exists (
+    and (strpos(w."events", x."p13") > 0 or (w."event_prefixes" is not null and exists (
       select 1 from jsonb_array_elements_text(w."event_prefixes"::jsonb) p("value")
-      where substr(x."p8", 1, length(p."value")) = p."value")))
+      where substr(x."p12", 1, length(p."value")) = p."value")))
     and (w."room_filter" is null or x."p3" is null or strpos(w."room_filter", x."p3") > 0)
-    and not exists (select 1 from "rooms" r where r."id" = x."p10" and r."kind" = 'dm')
+    and not exists (select 1 from "rooms" r where r."id" = x."p11" and r."kind" = 'dm')
   returning 1)
 select a.*, case when a."ord" = (select max("ord") from "emitting") then (select count(*) from "parley_deliveries") else 0 end as "queued", e."id" as "emitted_id", (select count(*) from "parley_notify_0") as "notified"
 from (select c."ord", c."room_open", m."id", m."created_at"

@@ -79,7 +79,7 @@ export function rotateSecretPanel(context: ViewContext, webhook: Webhook): HTMLE
 }
 
 /** A `datetime-local` value (the browser's local time) as an ISO instant. */
-function isoFromLocal(value: string): string | undefined {
+export function isoFromLocal(value: string): string | undefined {
   if (value === "") return undefined;
   const at = new Date(value);
   return Number.isNaN(at.getTime()) ? undefined : at.toISOString();

@@ -18,6 +18,8 @@ import { attemptsOf, deliveryBadge, nextAttempt, stateSentence } from "./deliver
 import { disabledBecause, failingWarning, healthDetails, stateBadge } from "./webhook-health.js";
 import { notModified, pollWhileShown } from "../poll.js";
 import * as actions from "./webhook-actions.js";
+import { replayMissingPanel } from "./replay-missing.js";
+import { testEventControls } from "./test-event.js";
 import { webhookForm } from "./webhook-form.js";
 
 const STATUSES: DeliveryStatus[] = ["PENDING", "SUCCESS", "FAILED", "EXHAUSTED"];
@@ -164,7 +166,7 @@ export const webhookDetailView: View = async (context, [idText]) => {
       "div",
       { class: "actions" },
       actions.toggleButton(context, webhook, reload),
-      actions.testButton(context, webhook, () => void showLog()),
+      ...testEventControls(context, webhook, () => void showLog()),
       actions.deleteButton(context, webhook, () => context.navigate("/admin/webhooks")),
     ),
     h("h2", null, "Health"),
@@ -173,6 +175,7 @@ export const webhookDetailView: View = async (context, [idText]) => {
     edit,
     rotateSecretPanel(context, webhook),
     recoverPanel(context, webhook),
+    replayMissingPanel(context, webhook),
     h("h2", null, "Delivery log"),
     log,
   );

@@ -107,7 +107,7 @@ describeEachDialect("delivery retention on $name", (dialect) => {
     const recentSuccess = await delivery("SUCCESS", 29);
 
     const result = await runDeliveryRetention(d.t.ctx, { retentionDays: 30, now: Date.now() });
-    expect(result).toEqual({ ran: true, deleted: 2 });
+    expect(result).toEqual({ ran: true, deleted: 2, events: 0 });
     expect(await remaining()).toEqual([oldFailed, oldPending, recentSuccess]);
     expect(await attemptsOf([oldSuccess, oldExhausted])).toEqual([]);
     expect(await attemptsOf([oldFailed, recentSuccess])).toHaveLength(2);
@@ -125,7 +125,7 @@ describeEachDialect("delivery retention on $name", (dialect) => {
       () => ticks,
     );
     clearInterval(ticker);
-    expect(await run).toEqual({ ran: true, deleted: 2_500 });
+    expect(await run).toEqual({ ran: true, deleted: 2_500, events: 0 });
     expect(ticksDuringRun).toBeGreaterThanOrEqual(Math.floor(2_500 / RETENTION_BATCH) - 1);
     expect(await remaining()).toEqual([]);
   });
@@ -137,11 +137,12 @@ describeEachDialect("delivery retention on $name", (dialect) => {
       now: Date.now(),
       stopping: () => true,
     });
-    expect(first).toEqual({ ran: true, deleted: RETENTION_BATCH });
+    expect(first).toEqual({ ran: true, deleted: RETENTION_BATCH, events: 0 });
     expect(await remaining()).toHaveLength(RETENTION_BATCH);
     expect(await runDeliveryRetention(d.t.ctx, { retentionDays: 30, now: Date.now() })).toEqual({
       ran: true,
       deleted: RETENTION_BATCH,
+      events: 0,
     });
   });
 
@@ -154,7 +155,7 @@ describeEachDialect("delivery retention on $name", (dialect) => {
         try {
           expect(
             await runDeliveryRetention(d.t.ctx, { retentionDays: 30, now: Date.now() }),
-          ).toEqual({ ran: false, deleted: 0 });
+          ).toEqual({ ran: false, deleted: 0, events: 0 });
         } finally {
           await sql`SELECT pg_advisory_unlock(${0x7061726c657901n.toString()}::bigint)`.execute(
             conn,
@@ -173,6 +174,7 @@ describeEachDialect("delivery retention on $name", (dialect) => {
       expect(await runDeliveryRetention(d.t.ctx, { retentionDays: 30, now: Date.now() })).toEqual({
         ran: false,
         deleted: 0,
+        events: 0,
       });
       await d.t.ctx.db
         .updateTable("job_locks")
@@ -182,6 +184,7 @@ describeEachDialect("delivery retention on $name", (dialect) => {
     expect(await runDeliveryRetention(d.t.ctx, { retentionDays: 30, now: Date.now() })).toEqual({
       ran: true,
       deleted: 1,
+      events: 0,
     });
   });
 
