@@ -203,9 +203,17 @@ export function storeEventSql(
   return `insert into "webhook_events" ("event", "event_id_prefix", "envelope_prefix",
     "envelope_suffix", "room_id", "message_id", "created_at", "trace_parent", "trace_state")
   select ${input.event}, ${input.eventIdPrefix}, ${input.prefix}, ${input.suffix}, ${input.roomId},
-    ${input.messageId}, ${input.at}, ${input.traceParent}, ${input.traceState}${from === undefined ? "" : `
-  from ${from}`}${audience === "subscribers" ? "" : `
-  where not ${inDm}`}`;
+    ${input.messageId}, ${input.at}, ${input.traceParent}, ${input.traceState}${
+      from === undefined
+        ? ""
+        : `
+  from ${from}`
+    }${
+      audience === "subscribers"
+        ? ""
+        : `
+  where not ${inDm}`
+    }`;
 }
 
 const preparedEvents = new Map<string, Prepared>();
@@ -228,7 +236,12 @@ export async function storeEvent(
   }
   const all: Record<Value, unknown> = { ...values, quoted: null, roomKey: null };
   const { text, order } = found;
-  await trx.executeQuery(CompiledQuery.raw(text, order.map((name) => all[name])));
+  await trx.executeQuery(
+    CompiledQuery.raw(
+      text,
+      order.map((name) => all[name]),
+    ),
+  );
 }
 
 /**
