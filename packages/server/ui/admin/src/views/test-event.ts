@@ -1,8 +1,8 @@
 import {
   EVENT_NAMES,
   WEBHOOK_TEST,
-  type DeliverableEvent,
   type DeliveryDetail,
+  type TestWebhookParams,
   type Webhook,
 } from "@parley/client/browser";
 import { isStatus } from "../api.js";
@@ -11,7 +11,9 @@ import { busy, h, replaceChildren } from "../dom.js";
 import { pollWhileShown } from "../poll.js";
 import { attemptsOf, deliveryBadge, stateSentence } from "./delivery-state.js";
 
-const TEST_EVENTS: DeliverableEvent[] = [WEBHOOK_TEST, ...EVENT_NAMES];
+/** What a test may send: WEBHOOK_TEST or a subscribable event (never the ownership challenge). */
+type TestEvent = NonNullable<TestWebhookParams["event"]>;
+const TEST_EVENTS: TestEvent[] = [WEBHOOK_TEST, ...EVENT_NAMES];
 
 /** What came of the test delivery so far: its state, and the receiver's last answer. */
 function outcome(webhookId: number, delivery: DeliveryDetail): (Node | string)[] {
@@ -56,7 +58,7 @@ export function testEventControls(
   button.addEventListener("click", () =>
     busy(button, async () => {
       try {
-        const event = choice.value as DeliverableEvent;
+        const event = choice.value as TestEvent;
         const { data } = await context.api("POST /api/admin/webhooks/{id}/test", {
           id: webhook.id,
           ...(event === WEBHOOK_TEST ? {} : { event }),
