@@ -102,6 +102,8 @@ export interface PostMessageInput {
    * route; absent: the trace carried by the request's context, if any (request-trace.ts).
    */
   trace?: RequestTrace | undefined;
+  /** The content's links were written by Parley's formatter (screenMessageContent). */
+  composedLinks?: boolean;
   /** A claim the post must win, written with it (an idempotency key); absent: none. */
   claim?: PostClaim | undefined;
 }
@@ -171,6 +173,7 @@ export async function postMessage(
     ctx,
     input.content,
     input.contentFormat,
+    { composedLinks: input.composedLinks === true },
   );
   const threadId = threadIdOf(input.threadId);
   const fileIds = fileIdsOf(input.fileIds, input.sender);

@@ -28,6 +28,11 @@ export interface ScreenedContent {
   moderation: ModerationOutcome | null;
 }
 
+/** The text without its http(s) links (what moderation reads of a formatter's message). */
+function withoutLinks(text: string): string {
+  return text.replace(/\bhttps?:\/\/[^\s<>"')\]]+/gi, "");
+}
+
 /** The plain text readers will see; content that cannot be rendered is refused (400), not stored. */
 function renderOrRefuse(stored: string, format: ContentFormat): string {
   try {
@@ -74,6 +79,15 @@ export async function screenMessageContent(
   ctx: AppContext,
   content: unknown,
   contentFormat: unknown,
+  options: {
+    /**
+     * The links are Parley's own, written by a formatter from a sender's event (the GitHub and
+     * Stripe routes link every commit, pull request or payment they describe): moderation reads
+     * the message without them, so a push of many commits is not taken for a wall of spam links.
+     * The words around them (commit messages, titles) are still read.
+     */
+    composedLinks?: boolean;
+  } = {},
 ): Promise<ScreenedContent> {
   const valid = validateMessageContent(content, contentFormat);
   const format = valid.format;
@@ -94,6 +108,8 @@ export async function screenMessageContent(
       },
     );
   }
-  const moderation = await moderate(ctx, readerText, valid.content);
+  const moderation = options.composedLinks
+    ? await moderate(ctx, withoutLinks(readerText), withoutLinks(valid.content))
+    : await moderate(ctx, readerText, valid.content);
   return { stored, format, text: readerText, moderation };
 }

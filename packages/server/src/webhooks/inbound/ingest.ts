@@ -20,6 +20,8 @@ export interface IngestMessage {
   avatarUrl?: string | null | undefined;
   /** The trace of the request that posts, handed down to the unit of work (request-trace.ts). */
   trace?: RequestTrace | undefined;
+  /** The content is Parley's formatting of a sender's event, its links Parley's (postMessage). */
+  composedLinks?: boolean;
 }
 
 /** What a post answers: the wire's IngestResult. */
@@ -124,6 +126,7 @@ export async function ingestMessage(
       },
       claim: once?.claim.post((posted) => once.answer(answerOf(posted))),
       trace: message.trace,
+      composedLinks: message.composedLinks,
     });
     return answerOf(posted);
   } catch (error) {

@@ -186,7 +186,12 @@ export const senderRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
             await ingestMessage(
               ctx,
               target,
-              { content: outcome.content, contentFormat: "markdown", trace: request.trace },
+              {
+                content: outcome.content,
+                contentFormat: "markdown",
+                trace: request.trace,
+                composedLinks: true,
+              },
               claim && { claim, answer },
             ),
           );
@@ -241,7 +246,12 @@ export const senderRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app,
             await ingestMessage(
               ctx,
               target,
-              { content: stripeMessage(event), contentFormat: "markdown", trace: request.trace },
+              {
+                content: stripeMessage(event),
+                contentFormat: "markdown",
+                trace: request.trace,
+                composedLinks: true,
+              },
               claim && { claim, answer },
             ),
           );

@@ -99,6 +99,24 @@ describeEachDialect("GitHub deliveries on $name", (dialect) => {
     expect(content.endsWith("\n- and 2 more")).toBe(true);
   });
 
+  it("is not taken for spam for the links it writes itself (a push of many commits), while the words in it are still read", async () => {
+    const push = fixture("push");
+    const commit = (push.commits as Array<Record<string, unknown>>)[0]!;
+    push.commits = Array.from({ length: 7 }, (_, i) => ({ ...commit, id: `${i}`.repeat(40) }));
+    expect((await deliver("push", push)).statusCode).toBe(200);
+    // Eight distinct links: from a person, the local classifier's wall-of-links evidence.
+    const row = (await messagesOf(t, signed.roomId)).at(-1)!;
+    expect(row.content.match(/https:\/\//g)?.length).toBeGreaterThanOrEqual(8);
+    expect(row.moderation_status).toBe("none");
+    const spam = fixture("push");
+    spam.commits = [
+      { ...commit, message: "free money crypto giveaway limited time offer act now click here" },
+    ];
+    expect((await deliver("push", spam)).statusCode).toBe(200);
+    const flagged = (await messagesOf(t, signed.roomId)).at(-1)!;
+    expect(flagged.moderation_status).not.toBe("none");
+  });
+
   it.each([
     [
       "pull_request",
