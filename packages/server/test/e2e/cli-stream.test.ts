@@ -181,7 +181,7 @@ describe("parley stream --room", () => {
     });
   });
 
-  it("fails with a clear message for a room the user is not in, and for a refused token", async () => {
+  it("fails with a clear message for a room the user is not in (exit 3), and for a refused token (exit 4)", async () => {
     const other = await t.user("user", "hal");
     const roomId = (
       await t.app.inject({
@@ -192,13 +192,13 @@ describe("parley stream --room", () => {
       })
     ).json().id as number;
     const forbidden = tail(["--room", String(roomId)], env);
-    expect(await forbidden.exited).toBe(1);
+    expect(await forbidden.exited).toBe(3); // not found
     expect(forbidden.output().stderr).toContain(
       `room ${roomId} does not exist or you are not a member`,
     );
 
     const refused = tail(["--room", String(roomId)], { ...env, PARLEY_TOKEN: "nope" });
-    expect(await refused.exited).toBe(1);
+    expect(await refused.exited).toBe(4); // refused
     expect(refused.output().stderr).toContain("the server refused PARLEY_TOKEN (4401)");
   });
 });
