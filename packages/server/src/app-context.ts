@@ -4,7 +4,7 @@ import { hasTracedEndpoint } from "./webhooks/outbound/admin-api/endpoints-repos
 import { startOpenTelemetry, type Tracing } from "./tracing/open-telemetry.js";
 import type { Kysely } from "kysely";
 import { TokenService } from "./auth/token-service.js";
-import { insertIssuedToken } from "./auth/issued-tokens-repository.js";
+import { deleteExpiredIssuedTokens, insertIssuedToken } from "./auth/issued-tokens-repository.js";
 import type { Config } from "./config/load-config.js";
 import { loadServerKeys, reloadJwtKeys, type ServerKeys } from "./config/server-keys.js";
 import type { DialectName } from "./db/dialect.js";
@@ -130,7 +130,10 @@ export async function createAppContext(
       keys: keys.jwtKeys,
       reloadKeys: () => reloadJwtKeys(config, connection),
       jwksUrl: config.jwtJwksUrl,
-      recordIssued: (issued) => insertIssuedToken(connection.db, issued),
+      recordIssued: async (issued) => {
+        await deleteExpiredIssuedTokens(connection.db, issued.issuedAt);
+        await insertIssuedToken(connection.db, issued);
+      },
       issuer: config.jwtIssuer,
       audience: config.jwtAudience,
     }),

@@ -32,6 +32,14 @@ export async function insertIssuedToken(
 }
 
 /**
+ * Drops the rows of tokens that expired: they are never listed, and nothing else reads them.
+ * Tokens are issued rarely (an admin, the CLI, a first start), so each issue sweeps.
+ */
+export async function deleteExpiredIssuedTokens(db: Kysely<Database>, now: number): Promise<void> {
+  await db.deleteFrom("issued_tokens").where("expires_at", "<=", now).execute();
+}
+
+/**
  * Tokens that still work, ascending token ids after `afterTokenId`, `limit + 1` rows; `prefix`
  * the first characters of the id, `userId` one user's. `issued_at` is the token's `iat` in
  * milliseconds, so "issued after the user's revoked-before time" is the check authentication

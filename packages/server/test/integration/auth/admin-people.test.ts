@@ -175,6 +175,27 @@ describeEachDialect("admin pages' API (people, tokens, rooms) on $name", (dialec
     expect((await admin()("GET /api/admin/tokens", { userId: frank.id })).data.items).toEqual([]);
   });
 
+  it("forgets tokens that expired when the next one is issued", async () => {
+    const old = await t.user("bot");
+    await t.ctx.db
+      .insertInto("issued_tokens")
+      .values({
+        token_id: "expired-token-id",
+        user_id: old.id,
+        role: "bot",
+        issued_at: Date.now() - 2 * 86_400_000,
+        expires_at: Date.now() - 86_400_000,
+      })
+      .execute();
+    await admin()("POST /api/admin/users/{id}/tokens", { id: old.id });
+    const left = await t.ctx.db
+      .selectFrom("issued_tokens")
+      .select("token_id")
+      .where("token_id", "=", "expired-token-id")
+      .execute();
+    expect(left).toEqual([]);
+  });
+
   it("pages through tokens in id order", async () => {
     const gus = await t.user("bot");
     for (let i = 0; i < 4; i++) await admin()("POST /api/admin/users/{id}/tokens", { id: gus.id });
