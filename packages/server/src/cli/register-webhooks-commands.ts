@@ -14,6 +14,7 @@ import { webhooksList } from "./webhooks-list.js";
 import { webhooksListen } from "./webhooks-listen.js";
 import { webhooksRecover } from "./webhooks-recover.js";
 import { webhooksRedeliver } from "./webhooks-redeliver.js";
+import { webhooksReplayMissing } from "./webhooks-replay-missing.js";
 import { webhooksRotateSecret } from "./webhooks-rotate-secret.js";
 import { webhooksTest } from "./webhooks-test.js";
 import { webhooksTrigger } from "./webhooks-trigger.js";
@@ -239,6 +240,23 @@ export function registerWebhooksCommands(program: Command): void {
     .option("--json", "print JSON ({queued}, or {wouldQueue} with --dry-run)")
     .addHelpText("after", API_HELP)
     .action(runCommand(webhooksRecover));
+
+  webhooks
+    .command("replay-missing")
+    .description(
+      "send the events of a time range that the endpoint's subscription hears now and that it never got (disabled, filtered out, created later); counts first",
+    )
+    .argument("<id>", "webhook id")
+    .requiredOption("--since <time>", `from: ${TIME_HELP}`)
+    .option("--until <time>", `to (not included; default now): ${TIME_HELP}`)
+    .option("--dry-run", "only count them; send nothing")
+    .option(
+      "--yes",
+      "send without asking (a terminal is asked to confirm the count; a script must say --yes)",
+    )
+    .option("--json", "print JSON ({queued}, or {wouldQueue} with --dry-run)")
+    .addHelpText("after", API_HELP)
+    .action(runCommand(webhooksReplayMissing));
 
   webhooks
     .command("health")
