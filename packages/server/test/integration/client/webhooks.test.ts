@@ -75,6 +75,10 @@ describeEachDialect("the client and the outbound webhooks API on $name", (dialec
       maxDeliveriesPerSecond: null,
       disabledReason: "manual",
       disabledAt: created.data.createdAt,
+      disabledBy: null,
+      state: "disabled",
+      autoDisableAt: null,
+      failuresToAutoDisable: null,
       health: expect.objectContaining({ attempts24h: 0, consecutiveFailures: 0 }),
     });
     expect(JSON.stringify(created.data)).not.toContain(SECRET);
@@ -128,7 +132,7 @@ describeEachDialect("the client and the outbound webhooks API on $name", (dialec
 
     const queued = await c.admin("POST /api/admin/webhooks/{id}/test", { id: webhook.id });
     expect(queued.status).toBe(202);
-    expect(queued.data).toEqual({ deliveryId: expect.any(Number), status: "PENDING" });
+    expect(queued.data).toEqual({ deliveryId: expect.any(Number), status: "PENDING", held: false });
 
     const [first] = await receiver.waitForRequests(1);
     expect(

@@ -189,7 +189,7 @@ export async function createEndpoint(
   const ed25519 = valid.signatureScheme === ED25519;
   if (valid.secret === undefined && !ed25519)
     throw new AppError(
-      "invalid_secret",
+      "validation_failed",
       `secret is required (16 to 1024 characters), unless signatureScheme is ${ED25519}`,
       { field: "body.secret" },
     );

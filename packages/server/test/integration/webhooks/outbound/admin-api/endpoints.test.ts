@@ -44,6 +44,7 @@ describeEachDialect("outbound webhook endpoints on $name", (dialect) => {
       "name",
       "ordering",
       "payloadFormat",
+      "publicKey",
       "roomIds",
       "signatureScheme",
       "state",
@@ -51,6 +52,7 @@ describeEachDialect("outbound webhook endpoints on $name", (dialect) => {
       "traceContext",
       "updatedAt",
       "url",
+      "verification",
     ]);
     expect(body).toMatchObject({
       name: "Audit sink",
