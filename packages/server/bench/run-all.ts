@@ -6,7 +6,7 @@
  *   --skip-large-table      leave out the 1,000,000-row delivery table benchmark
  *   --skip-scale-out        leave out one against two Parley processes on PostgreSQL
  *   --only a,b              only these (dead-receivers, delivery, delivery-search,
- *                           enterprise-receivers, inbound,
+ *                           ed25519, enterprise-receivers, inbound,
  *                           ingest, large-table, login, messages-that-live, ordered-lanes,
  *                           room-list, scale-out, search, stream, sustained)
  *
@@ -19,6 +19,7 @@ import { parseArgs } from "node:util";
 import { deadReceiversOptionsFrom, runDeadReceiversBench } from "./dead-receivers.bench.js";
 import { runDeliverySearchBench } from "./delivery-search.bench.js";
 import { deliveryOptionsFrom, runDeliveryBench } from "./delivery.bench.js";
+import { ed25519OptionsFrom, runEd25519Bench } from "./ed25519-signatures.bench.js";
 import {
   enterpriseReceiversOptionsFrom,
   runEnterpriseReceiversBench,
@@ -66,6 +67,7 @@ const benchmarks: Array<[name: string, run: () => Promise<void>]> = [
     "enterprise-receivers",
     () => runEnterpriseReceiversBench(enterpriseReceiversOptionsFrom({ quick })),
   ],
+  ["ed25519", () => runEd25519Bench(ed25519OptionsFrom({ quick }))],
   ["ordered-lanes", () => runOrderedLanesBench(orderedLanesOptionsFrom({ quick }))],
   [
     "ingest",

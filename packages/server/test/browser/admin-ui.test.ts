@@ -4,6 +4,7 @@
  * deep link. One browser for the file, a fresh context (so a fresh sessionStorage) per test.
  */
 import { execFile } from "node:child_process";
+import crypto from "node:crypto";
 import fs from "node:fs";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
@@ -1012,6 +1013,80 @@ describe("admin UI in Chromium", { tags: ["chromium"] }, () => {
     await page.getByRole("heading", { name: "Rotating" }).waitFor();
     expect(await page.locator("#secret-reveal").count()).toBe(0);
     expect(await page.content()).not.toContain(secret);
+  });
+
+  it("creates an ed25519 endpoint without a secret, shows its public key to copy, and verifies ownership on request", async () => {
+    const echo = await startReceiver();
+    onTestFinished(() => echo.close());
+    echo.respondWith((request) => {
+      const envelope = JSON.parse(request.body.toString()) as {
+        event: string;
+        data: { challenge?: string };
+      };
+      return envelope.event === "WEBHOOK_VERIFICATION"
+        ? { status: 200, body: envelope.data.challenge! }
+        : { status: 204 };
+    });
+    await signIn();
+    await page.getByRole("heading", { name: "Outbound webhooks" }).waitFor();
+    await page.locator("#webhook-name").fill("Signed with ed25519");
+    await page.locator("#webhook-url").fill(echo.url);
+    await page.locator("#webhook-signature-scheme").selectOption("standard-webhooks-ed25519");
+    await page.locator("#webhook-event-ROOM_CREATED").check();
+    await page.getByRole("button", { name: "Create webhook" }).click();
+    await page.getByRole("link", { name: "Signed with ed25519" }).waitFor();
+    // No secret was given, so none is revealed.
+    expect(await page.locator("#secret-reveal").count()).toBe(0);
+    const { items } = await api<{
+      items: Array<{ id: number; name: string; publicKey: string | null; verification: string }>;
+    }>("GET", "/api/admin/webhooks?limit=200");
+    const created = items.find((item) => item.name === "Signed with ed25519")!;
+    expect(created.publicKey).toMatch(/^whpk_[A-Za-z0-9+/]{43}=$/);
+    expect(created.verification).toBe("not_required");
+
+    await page.getByRole("link", { name: "Signed with ed25519" }).click();
+    await page.getByRole("heading", { name: "Signed with ed25519" }).waitFor();
+    expect(await page.locator("#public-key").inputValue()).toBe(created.publicKey);
+    await page.getByRole("button", { name: /^Copy Public key/ }).click();
+    await expect.poll(() => page.locator("#public-key-copied").textContent()).toBe("Copied.");
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(created.publicKey);
+    expect(await page.locator("#verification").textContent()).toBe("not checked");
+    expect(await accessibilityViolations()).toEqual([]);
+
+    await page.getByRole("button", { name: "Verify ownership" }).click();
+    await expect
+      .poll(() => page.locator("#flash").textContent())
+      .toContain("Ownership challenge sent");
+    const [challenge] = await echo.waitForRequests(1);
+    // Signed v1a with the key shown: node:crypto verifies it with the public key alone.
+    const key = crypto.createPublicKey({
+      key: {
+        kty: "OKP",
+        crv: "Ed25519",
+        x: Buffer.from(created.publicKey!.slice(5), "base64").toString("base64url"),
+      },
+      format: "jwk",
+    });
+    const signed = Buffer.concat([
+      Buffer.from(
+        `${challenge!.headers["webhook-id"]}.${challenge!.headers["webhook-timestamp"]}.`,
+      ),
+      challenge!.body,
+    ]);
+    const signature = challenge!.headers["webhook-signature"]!;
+    expect(signature).toMatch(/^v1a,/);
+    expect(crypto.verify(null, signed, key, Buffer.from(signature.slice(4), "base64"))).toBe(true);
+    await expect
+      .poll(
+        async () => {
+          await page.reload();
+          await page.getByRole("heading", { name: "Signed with ed25519" }).waitFor();
+          return page.locator("#verification").textContent();
+        },
+        { interval: 300, timeout: 15_000 },
+      )
+      .toBe("verified");
+    await screenshot("ed25519-endpoint");
   });
 
   it("recovers failed deliveries after saying how many will be queued", async () => {

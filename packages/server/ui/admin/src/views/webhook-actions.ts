@@ -110,6 +110,31 @@ export function toggleButton(
   return button;
 }
 
+/** Sends the ownership check's challenge again (POST .../verify). */
+export function verifyButton(
+  context: ViewContext,
+  webhook: Webhook,
+  done?: (deliveryId: number) => void,
+): HTMLButtonElement {
+  const button = h("button", { type: "button", class: "secondary" }, "Verify ownership");
+  button.addEventListener("click", () =>
+    busy(button, async () => {
+      try {
+        const { data } = await context.api("POST /api/admin/webhooks/{id}/verify", {
+          id: webhook.id,
+        });
+        context.flash(
+          `Ownership challenge sent to “${webhook.name}” as delivery ${data.deliveryId}: it is verified once the receiver echoes it.`,
+        );
+        done?.(data.deliveryId);
+      } catch (error) {
+        flashFailure(context, error);
+      }
+    }),
+  );
+  return button;
+}
+
 /** Queues a WEBHOOK_TEST delivery to one webhook. */
 export function testButton(
   context: ViewContext,

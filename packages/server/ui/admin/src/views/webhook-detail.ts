@@ -9,7 +9,18 @@ import {
 } from "@parley/client/browser";
 import { isStatus, paginate } from "../api.js";
 import { flashFailure, link, type View, type ViewContext } from "../context.js";
-import { badge, busy, details, h, replaceChildren, row, table, time, type Child } from "../dom.js";
+import {
+  badge,
+  busy,
+  copyField,
+  details,
+  h,
+  replaceChildren,
+  row,
+  table,
+  time,
+  type Child,
+} from "../dom.js";
 import { pagedTable } from "../paged-table.js";
 import { byId, loadRooms, roomName } from "../rooms.js";
 import { recoverPanel, rotateSecretPanel } from "./endpoint-operations.js";
@@ -122,6 +133,26 @@ export const webhookDetailView: View = async (context, [idText]) => {
           : [stateBadge(webhook), " since ", time(webhook.disabledAt)],
       ],
       ["Signature scheme", h("code", null, webhook.signatureScheme)],
+      ...(webhook.publicKey === null
+        ? []
+        : ([
+            [
+              "Public key",
+              copyField("public-key", "Public key (verifies v1a signatures)", webhook.publicKey),
+            ],
+          ] as Array<[string, Child]>)),
+      [
+        "Ownership",
+        h(
+          "span",
+          { id: "verification" },
+          {
+            not_required: "not checked",
+            pending: "pending: nothing is sent until the receiver echoes the challenge",
+            verified: "verified",
+          }[webhook.verification],
+        ),
+      ],
       ["Payload format", h("code", null, webhook.payloadFormat)],
       ["Trace context", webhook.traceContext ? "traceparent sent" : "off"],
       [
@@ -167,6 +198,7 @@ export const webhookDetailView: View = async (context, [idText]) => {
       { class: "actions" },
       actions.toggleButton(context, webhook, reload),
       ...testEventControls(context, webhook, () => void showLog()),
+      actions.verifyButton(context, webhook, () => void showLog()),
       actions.deleteButton(context, webhook, () => context.navigate("/admin/webhooks")),
     ),
     h("h2", null, "Health"),

@@ -83,11 +83,20 @@ export function webhookForm(context: ViewContext, existing?: Webhook): HTMLEleme
         ["parley", "Parley: X-Webhook-Signature-256"],
         ["standard-webhooks", "Standard Webhooks: webhook-signature"],
         ["both", "Both sets of headers"],
+        [
+          "standard-webhooks-ed25519",
+          "Standard Webhooks ed25519: webhook-signature v1a (a key pair Parley makes)",
+        ],
       ] as const
     ).map(([value, label]) =>
       h("option", { value, selected: (existing?.signatureScheme ?? "parley") === value }, label),
     ),
   );
+  // A new ed25519 endpoint needs no secret (Parley makes its key pair).
+  if (!editing)
+    scheme.addEventListener("change", () => {
+      secret.required = scheme.value !== "standard-webhooks-ed25519";
+    });
   const ordering = h(
     "select",
     {
@@ -299,7 +308,10 @@ export function webhookForm(context: ViewContext, existing?: Webhook): HTMLEleme
             data: {
               name: name.value,
               url: url.value.trim(),
-              secret: secret.value,
+              // An ed25519 endpoint signs with its key pair: a secret is optional for it.
+              ...(secret.value === "" && signatureScheme === "standard-webhooks-ed25519"
+                ? {}
+                : { secret: secret.value }),
               events,
               enabled: enabled.checked,
               signatureScheme,
@@ -312,7 +324,7 @@ export function webhookForm(context: ViewContext, existing?: Webhook): HTMLEleme
               ...credentialChanges,
             },
           });
-          revealSecret(data.id, data.name, secret.value);
+          if (secret.value !== "") revealSecret(data.id, data.name, secret.value);
           context.flash(`Webhook “${data.name}” created.`);
           context.navigate("/admin/webhooks");
           return;
