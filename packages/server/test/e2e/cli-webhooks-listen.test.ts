@@ -36,7 +36,12 @@ function listen(extra: string[] = [], key = ["--secret", SECRET]): Promise<Liste
     waitFor(
       `a line matching ${pattern} in:\n${out}${err}`,
       // The banner goes to stderr under --json; events always to stdout.
-      async () => `${out}\n${err}`.split("\n").find((l) => pattern.test(l)),
+      // Whole lines only: a chunk may end inside one (a banner cut after "127.0.0.1:4" would
+      // point the endpoint at another port).
+      async () =>
+        [...out.split("\n").slice(0, -1), ...err.split("\n").slice(0, -1)].find((l) =>
+          pattern.test(l),
+        ),
       15_000,
     );
   return line(/^Listening for Parley webhooks on /).then((first) => ({
