@@ -10,6 +10,11 @@ export function describeEndpoint(webhook: Webhook): string[] {
     lines.push(`  signature scheme: ${webhook.signatureScheme}`);
   if (webhook.publicKey !== null)
     lines.push(`  public key: ${webhook.publicKey} (receivers verify v1a signatures with it)`);
+  if (webhook.verification === "pending")
+    lines.push(
+      "  ownership: pending (nothing is sent until the receiver echoes the WEBHOOK_VERIFICATION challenge; parley webhooks verify <id> sends it again)",
+    );
+  if (webhook.verification === "verified") lines.push("  ownership: verified");
   if (webhook.roomIds !== null) lines.push(`  rooms: ${webhook.roomIds.join(", ")}`);
   const headers = Object.entries(webhook.headers);
   if (headers.length > 0)

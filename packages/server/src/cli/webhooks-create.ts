@@ -24,10 +24,16 @@ export async function webhooksCreate(io: CliIo, options: WebhooksCreateOptions):
     throw new CliError(
       `${missing.map((field) => `--${field}`).join(", ")} ${missing.length === 1 ? "is" : "are"} required (as a flag or in --from-file)`,
     );
-  const generated = body.secret === undefined;
+  // An ed25519 endpoint signs with the key pair Parley makes: no secret to generate or show.
+  const ed25519 = body.signatureScheme === "standard-webhooks-ed25519";
+  const generated = body.secret === undefined && !ed25519;
   // Standard Webhooks' format, as the API generates on rotation: the base64 the libraries read.
-  const secret = body.secret ?? `whsec_${randomBytes(32).toString("base64")}`;
-  const data = { ...body, secret, ...(options.disabled ? { enabled: false } : {}) };
+  const secret = generated ? `whsec_${randomBytes(32).toString("base64")}` : body.secret;
+  const data = {
+    ...body,
+    ...(secret === undefined ? {} : { secret }),
+    ...(options.disabled ? { enabled: false } : {}),
+  };
   const { data: webhook } = await api()("POST /api/admin/webhooks", {
     data: data as CreateWebhookParams,
   });

@@ -54,6 +54,29 @@ describe("the ownership check from the command line", () => {
     expect(out).toMatch(/✓ WEBHOOK_VERIFICATION {2}webhook \d+ {2}challenge=[A-Za-z0-9_-]{32}/);
   }, 60_000);
 
+  it("parley webhooks create --scheme standard-webhooks-ed25519 shows the public key and the pending check, and no secret", async () => {
+    const created = await parley(
+      [
+        "webhooks",
+        "create",
+        "--name",
+        "ed25519 from the CLI",
+        "--url",
+        "http://127.0.0.1:9/nowhere",
+        "--events",
+        "MESSAGE_CREATED",
+        "--scheme",
+        "standard-webhooks-ed25519",
+      ],
+      env,
+    );
+    expect(created.code).toBe(0);
+    expect(created.stdout).toMatch(/^ {2}signature scheme: standard-webhooks-ed25519$/m);
+    expect(created.stdout).toMatch(/^ {2}public key: whpk_[A-Za-z0-9+/]{43}= /m);
+    expect(created.stdout).toMatch(/^ {2}ownership: pending /m);
+    expect(created.stdout).not.toMatch(/secret:/);
+  }, 60_000);
+
   it("parley webhooks verify --wait sends the challenge again and says whether it passed", async () => {
     const receiver: Receiver = await startReceiver();
     try {
