@@ -19,15 +19,23 @@ export async function insertIssuedToken(
   db: Kysely<Database>,
   token: { tokenId: string; userId: number; role: UserRole; issuedAt: number; expiresAt: number },
 ): Promise<void> {
+  // Only for a user that exists (a token for any other id authenticates no one, and is not
+  // listed): recording a token never makes issuing it fail.
   await db
     .insertInto("issued_tokens")
-    .values({
-      token_id: token.tokenId,
-      user_id: token.userId,
-      role: token.role,
-      issued_at: token.issuedAt,
-      expires_at: token.expiresAt,
-    })
+    .columns(["token_id", "user_id", "role", "issued_at", "expires_at"])
+    .expression(
+      db
+        .selectFrom("users")
+        .select([
+          sql.val(token.tokenId).as("token_id"),
+          "id",
+          sql.val(token.role).as("role"),
+          sql.val(token.issuedAt).as("issued_at"),
+          sql.val(token.expiresAt).as("expires_at"),
+        ])
+        .where("id", "=", token.userId),
+    )
     .execute();
 }
 

@@ -163,7 +163,8 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
         },
       },
     },
-    async (request) => updateUser(ctx, request.params.id, request.body),
+    // A JSON null body passes the body schema: it changes nothing, as {} does.
+    async (request) => updateUser(ctx, request.params.id, request.body ?? {}),
   );
 
   app.post(
