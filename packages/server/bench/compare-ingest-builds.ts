@@ -12,6 +12,10 @@
 // Run: npx tsx packages/server/bench/compare-ingest-builds.ts --before /tmp/wt-before
 //        [--rounds 8] [--duration 6] [--connections 50] [--otlp]
 // --otlp: this checkout's server exports OpenTelemetry spans to a local OTLP/HTTP receiver.
+// --before-env / --after-env NAME=VALUE: set in one side's server only (with --before ., this build
+// against itself: PARLEY_BENCH_WITHOUT_SEARCH=1 measures what the search index costs a post; run
+// it both ways round, the ratio being the geometric mean of one and the inverse of the other).
+// On PostgreSQL, the CPU of the database server's processes per request is shown too.
 // SQLite always; PostgreSQL too when PARLEY_TEST_DATABASE_URL is set. Not part of run-all.ts.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -20,7 +24,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import * as after from "./ingest.bench.js";
-import { processCpuMicros } from "./cpu-accounting.js";
+import { postgresServerCpu, postgresServerCpuSince, processCpuMicros } from "./cpu-accounting.js";
 import { numberOption } from "./number-option.js";
 
 type IngestBench = Pick<typeof after, "start" | "stop" | "loadUrls">;
@@ -43,6 +47,8 @@ async function compare(
     connections: number;
     /** Added to the environment of this checkout's server only (e.g. OpenTelemetry export). */
     afterEnv?: NodeJS.ProcessEnv;
+    /** Added to the environment of the other build's server only (e.g. PARLEY_BENCH_WITHOUT_SEARCH). */
+    beforeEnv?: NodeJS.ProcessEnv;
   },
 ) {
   const sides = { before, after } as const;
@@ -50,12 +56,16 @@ async function compare(
   const rps: Record<keyof typeof sides, number[]> = { before: [], after: [] };
   // CPU of the server process per request (µs): steadier than req/s when the machine is shared.
   const cpu: Record<keyof typeof sides, number[]> = { before: [], after: [] };
+  // On PostgreSQL, the CPU of the database server's processes meanwhile (its backends do the
+  // statements' work: index upkeep, WAL) per request.
+  const dbCpu: Record<keyof typeof sides, number[]> = { before: [], after: [] };
   const ratios: number[] = [];
   try {
     for (const side of ["before", "after"] as const) {
+      const extra = side === "after" ? options.afterEnv : options.beforeEnv;
       servers[side] = await sides[side].start(
         dialect,
-        side === "after" && options.afterEnv ? { ...process.env, ...options.afterEnv } : undefined,
+        extra ? { ...process.env, ...extra } : undefined,
       );
     }
     for (const side of ["before", "after"] as const) {
@@ -67,12 +77,15 @@ async function compare(
       for (const side of order) {
         const pid = servers[side]!.process.pid!;
         const cpuBefore = processCpuMicros(pid) ?? 0;
+        const dbBefore = dialect === "postgres" ? postgresServerCpu() : undefined;
         const run = await after.loadUrls(
           [url(servers[side]!)],
           options.duration,
           options.connections,
         );
         cpu[side].push(((processCpuMicros(pid) ?? 0) - cpuBefore) / (run.rps * options.duration));
+        if (dialect === "postgres")
+          dbCpu[side].push(postgresServerCpuSince(dbBefore!) / (run.rps * options.duration));
         if (run.non2xx || run.errors)
           throw new Error(`${side}: ${run.non2xx} non-2xx, ${run.errors} errors`);
         got[side] = run.rps;
@@ -81,7 +94,10 @@ async function compare(
       ratios.push(got.after! / got.before!);
       console.log(
         `  ${dialect} round ${round + 1}: before ${got.before!.toFixed(0).padStart(6)}  after ${got.after!.toFixed(0).padStart(6)} req/s  after/before ${ratios.at(-1)!.toFixed(3)}` +
-          `  CPU µs/request ${cpu.before.at(-1)!.toFixed(0)} / ${cpu.after.at(-1)!.toFixed(0)}`,
+          `  CPU µs/request ${cpu.before.at(-1)!.toFixed(0)} / ${cpu.after.at(-1)!.toFixed(0)}` +
+          (dialect === "postgres"
+            ? `  PostgreSQL ${dbCpu.before.at(-1)!.toFixed(0)} / ${dbCpu.after.at(-1)!.toFixed(0)}`
+            : ""),
       );
     }
   } finally {
@@ -96,6 +112,8 @@ async function compare(
     ratio: median(ratios),
     cpuBefore: median(cpu.before),
     cpuAfter: median(cpu.after),
+    dbCpuBefore: dbCpu.before.length ? median(dbCpu.before) : undefined,
+    dbCpuAfter: dbCpu.after.length ? median(dbCpu.after) : undefined,
     low: Math.min(...ratios),
     high: Math.max(...ratios),
   };
@@ -109,6 +127,8 @@ async function main() {
       duration: { type: "string" },
       connections: { type: "string" },
       otlp: { type: "boolean" },
+      "before-env": { type: "string", multiple: true },
+      "after-env": { type: "string", multiple: true },
     },
   });
   if (!values.before) throw new Error("--before <checkout of the other build> is required");
@@ -119,6 +139,21 @@ async function main() {
     duration: numberOption(values.duration, 6),
     connections: numberOption(values.connections, 50),
   };
+  // --before-env / --after-env NAME=VALUE (repeatable): set for one side's server only; with
+  // --before . this build against itself with one thing changed (PARLEY_BENCH_WITHOUT_SEARCH=1),
+  // which can be run both ways round to cancel a bias of either side.
+  const envOf = (pairs: string[] | undefined) =>
+    pairs?.length
+      ? Object.fromEntries(
+          pairs.map((pair) => {
+            const at = pair.indexOf("=");
+            if (at < 1) throw new Error(`--before-env/--after-env want NAME=VALUE, got ${pair}`);
+            return [pair.slice(0, at), pair.slice(at + 1)];
+          }),
+        )
+      : undefined;
+  options.beforeEnv = envOf(values["before-env"]);
+  options.afterEnv = envOf(values["after-env"]);
   console.log(
     `ingest, this checkout against ${values.before}: ${options.rounds} rounds x ${options.duration} s, ${options.connections} connections, ${os.cpus().length} CPUs`,
   );
@@ -131,9 +166,10 @@ async function main() {
     });
     await new Promise<void>((resolve) => collector!.listen(0, "127.0.0.1", resolve));
     const { port } = collector.address() as AddressInfo;
-    Object.assign(options, {
-      afterEnv: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `http://127.0.0.1:${port}/v1/traces` },
-    });
+    options.afterEnv = {
+      ...options.afterEnv,
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `http://127.0.0.1:${port}/v1/traces`,
+    };
     console.log(`  this checkout exports its spans to http://127.0.0.1:${port}/v1/traces`);
   }
   const dialects: Array<"sqlite" | "postgres"> = process.env.PARLEY_TEST_DATABASE_URL
@@ -143,11 +179,14 @@ async function main() {
   for (const dialect of dialects) results.push(await compare(dialect, before, options));
   collector?.close();
   console.log(
-    "\nmedians              before    after  after/before (median of rounds, range)  server CPU µs/request before / after",
+    "\nmedians              before    after  after/before (median of rounds, range)  server CPU µs/request before / after  (PostgreSQL server's)",
   );
   for (const r of results) {
     console.log(
-      `  ${r.dialect.padEnd(16)} ${r.before.toFixed(0).padStart(7)}  ${r.after.toFixed(0).padStart(7)}  ${r.ratio.toFixed(3)} (${r.low.toFixed(3)} to ${r.high.toFixed(3)})  ${r.cpuBefore.toFixed(0)} / ${r.cpuAfter.toFixed(0)}`,
+      `  ${r.dialect.padEnd(16)} ${r.before.toFixed(0).padStart(7)}  ${r.after.toFixed(0).padStart(7)}  ${r.ratio.toFixed(3)} (${r.low.toFixed(3)} to ${r.high.toFixed(3)})  ${r.cpuBefore.toFixed(0)} / ${r.cpuAfter.toFixed(0)}` +
+        (r.dbCpuBefore !== undefined
+          ? `  (${r.dbCpuBefore.toFixed(0)} / ${r.dbCpuAfter!.toFixed(0)})`
+          : ""),
     );
   }
 }

@@ -34,6 +34,39 @@ export function processCpuMicros(pid: number): number | undefined {
   return (Number(fields[11]) + Number(fields[12])) * TICK_MICROS;
 }
 
+/**
+ * utime + stime of each process of the local PostgreSQL server (its postmaster, backends and
+ * background processes: every process named `postgres`), in µs by pid; empty when none is
+ * readable (a database on another machine). Whatever else uses the server is counted too.
+ */
+export function postgresServerCpu(): Map<number, number> {
+  const cpu = new Map<number, number>();
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    let comm: string;
+    try {
+      comm = fs.readFileSync(`/proc/${entry}/comm`, "utf8").trim();
+    } catch {
+      continue;
+    }
+    if (comm !== "postgres") continue;
+    const micros = processCpuMicros(Number(entry));
+    if (micros !== undefined) cpu.set(Number(entry), micros);
+  }
+  return cpu;
+}
+
+/**
+ * µs of CPU the PostgreSQL server's processes used since `before` (postgresServerCpu()): a process
+ * started since counts whole, one that exited since loses what it used (pools keep their
+ * connections open while busy).
+ */
+export function postgresServerCpuSince(before: Map<number, number>): number {
+  let total = 0;
+  for (const [pid, micros] of postgresServerCpu()) total += micros - (before.get(pid) ?? 0);
+  return total;
+}
+
 /** Busy and total CPU time of the whole machine (every core), in µs. */
 function machineCpu(): { busy: number; total: number } {
   const line = fs.readFileSync("/proc/stat", "utf8").split("\n")[0]!;

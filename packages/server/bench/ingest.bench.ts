@@ -23,6 +23,7 @@ import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import Fastify from "fastify";
+import { sql } from "kysely";
 import pg from "pg";
 import { createAppContext, type AppContext } from "../src/app-context.js";
 import { buildApp } from "../src/app.js";
@@ -170,6 +171,15 @@ async function serveParley(
     },
   );
   const ctx = await createAppContext(config, { database });
+  // PARLEY_BENCH_WITHOUT_SEARCH=1: posting as it would be without the search index (what the index
+  // costs a post, this build against itself): SQLite's indexer never runs; PostgreSQL's messages
+  // lose the stored search vector and its GIN index (dropped with the column).
+  if (process.env.PARLEY_BENCH_WITHOUT_SEARCH === "1") {
+    await ctx.searchIndexer.stop();
+    if (dialect === "postgres" && !shared) {
+      await sql`alter table "messages" drop column "search_vector"`.execute(ctx.db);
+    }
+  }
   const app = await buildApp(ctx, { logger: false });
   // As the server runs it: on PostgreSQL, every emitting commit also sends the stream's NOTIFY.
   const realtime = await startRealtimeWork(ctx, app.stream, app.log);
