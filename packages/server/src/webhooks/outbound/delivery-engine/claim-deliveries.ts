@@ -292,12 +292,37 @@ async function claimOnSqlite(db: Kysely<Database>, input: ClaimInput): Promise<C
         WHERE webhooks.id = v.id AND max_per_second IS NOT NULL
       `.execute(trx);
     }
-    return result.rows.map(({ next_attempt_at: _due, ...row }): ClaimedDelivery => {
-      const found = endpoints.get(row.webhook_id);
+    // Written out, not spread: a rest pattern and two spreads over 25 columns per row cost more
+    // than the rest of this function.
+    return result.rows.map((row): ClaimedDelivery => {
+      const endpoint = endpoints.get(row.webhook_id);
       // Read in the transaction that leased the row, whose endpoint's deletion would have taken it.
-      if (!found) throw new Error(`claimed delivery ${row.id} has no endpoint ${row.webhook_id}`);
-      const { id: _id, rate: _rate, base: _base, ...endpoint } = found;
-      return { ...row, ...endpoint, send_at: slots.get(row.id) ?? null };
+      if (!endpoint)
+        throw new Error(`claimed delivery ${row.id} has no endpoint ${row.webhook_id}`);
+      return {
+        id: row.id,
+        webhook_id: row.webhook_id,
+        event: row.event,
+        body: row.body,
+        status: row.status,
+        attempts: row.attempts,
+        event_id: row.event_id,
+        lane: row.lane,
+        trace_parent: row.trace_parent,
+        trace_state: row.trace_state,
+        url: endpoint.url,
+        secret_ciphertext: endpoint.secret_ciphertext,
+        signature_scheme: endpoint.signature_scheme,
+        headers_ciphertext: endpoint.headers_ciphertext,
+        payload_format: endpoint.payload_format,
+        trace_context: endpoint.trace_context,
+        auth_ciphertext: endpoint.auth_ciphertext,
+        tls_ciphertext: endpoint.tls_ciphertext,
+        previous_secret_ciphertext: endpoint.previous_secret_ciphertext,
+        signing_key_ciphertext: endpoint.signing_key_ciphertext,
+        previous_signing_key_ciphertext: endpoint.previous_signing_key_ciphertext,
+        send_at: slots.get(row.id) ?? null,
+      };
     });
   });
 }
