@@ -720,11 +720,9 @@ const PG_CLAIM = `
     CASE WHEN chosen.rate IS NULL THEN NULL ELSE d.next_attempt_at END AS send_at
 `;
 
-/** pg answers BIGINT as text. */
+/** pg answers BIGINT as text. The row is pg's own object: changed in place, not copied. */
 function numericSendAt(row: ClaimedDelivery): ClaimedDelivery {
-  return {
-    ...row,
-    send_at: row.send_at === null ? null : Number(row.send_at),
-    lane: row.lane === null ? null : Number(row.lane),
-  };
+  if (row.send_at !== null) row.send_at = Number(row.send_at);
+  if (row.lane !== null) row.lane = Number(row.lane);
+  return row;
 }
