@@ -78,6 +78,8 @@ export interface ClaimOptions {
    * SQLite's claim walks every lane.
    */
   laneCursors?: ReadonlyMap<number, number>;
+  /** Which PostgreSQL claim to run, updated by it (absent: always the full claim). */
+  mode?: ClaimMode;
 }
 
 /**
@@ -149,6 +151,18 @@ export interface ClaimOptions {
  * than a lease or a finished head re-checks that row when it locks it (READ COMMITTED), so it
  * never takes a head another process holds, nor the row after a head it saw unfinished.
  *
+ * Two claims (PostgreSQL): the full statement above has some 200 plan nodes, and PostgreSQL starts
+ * and ends every one of them at each execution, and plans it again (about 3 ms) for the first five
+ * executions on each connection; measured, that made a claim of 5 rows cost its backend 0.7-0.9 ms
+ * where the statement before lanes and challenges cost 0.45-0.6. So a process runs a plain claim
+ * (the endpoints' unordered rows and test deliveries: no lane walk, no heads, no challenges of
+ * pending or disabled endpoints) while nothing needs more. Each claim also answers, in `more`,
+ * whether anything only the full claim takes is there: an unfinished delivery in any lane, or a
+ * challenge due (two probes of partial indexes). The next claim is full when the last one said so
+ * or took nothing (`ClaimMode`), and a plain claim that takes nothing runs the full one at once;
+ * so a lane or a challenge waits at most for one more claim, and the plain claim, which never
+ * takes a row that has a lane, cannot break a lane's order.
+ *
  * Commit without a flush (PostgreSQL): the claim's transaction sets `synchronous_commit = off`
  * for itself (`set_config(..., true)` lasts until its commit), so it does not wait for its WAL
  * record to reach the disk, which on a busy machine was most of a claim's time (about 4 ms of
@@ -166,19 +180,32 @@ export async function claimDeliveries(
 ): Promise<ClaimedDelivery[]> {
   const { limit, workerId, now, perEndpointLimit } = options;
   if (limit <= 0) return [];
-  return byDialect(db, CLAIM)(db, {
-    now,
-    limit,
-    workerId,
-    perEndpointLimit,
-    defaultRoom: Math.min(options.defaultRoom ?? perEndpointLimit, perEndpointLimit),
-    until: now + options.leaseMs,
-    horizon: now + RATE_HORIZON_MS,
-    // {"<endpoint id>": room}; read in SQL with a JSON accessor, so the statement text stays the
-    // same whatever the number of endpoints listed (one prepared plan).
-    rooms: JSON.stringify(Object.fromEntries(options.roomByEndpoint ?? [])),
-    cursors: JSON.stringify(Object.fromEntries(options.laneCursors ?? [])),
-  });
+  return byDialect(db, CLAIM)(
+    db,
+    {
+      now,
+      limit,
+      workerId,
+      perEndpointLimit,
+      defaultRoom: Math.min(options.defaultRoom ?? perEndpointLimit, perEndpointLimit),
+      until: now + options.leaseMs,
+      horizon: now + RATE_HORIZON_MS,
+      // {"<endpoint id>": room}; read in SQL with a JSON accessor, so the statement text stays the
+      // same whatever the number of endpoints listed (one prepared plan).
+      rooms: JSON.stringify(Object.fromEntries(options.roomByEndpoint ?? [])),
+      cursors: JSON.stringify(Object.fromEntries(options.laneCursors ?? [])),
+    },
+    options.mode,
+  );
+}
+
+/**
+ * Which claim the next one is (PostgreSQL; see claimDeliveries, "Two claims"), kept by the
+ * dispatcher of a process across its claims and updated by each claim.
+ */
+export interface ClaimMode {
+  /** True: the full claim. Starts true. */
+  full: boolean;
 }
 
 /**
@@ -223,23 +250,49 @@ interface ClaimInput {
 }
 
 /** The claim is two statements, for the reasons above (claimDeliveries). */
-const CLAIM: PerDialect<(db: Kysely<Database>, input: ClaimInput) => Promise<ClaimedDelivery[]>> = {
+const CLAIM: PerDialect<
+  (
+    db: Kysely<Database>,
+    input: ClaimInput,
+    mode: ClaimMode | undefined,
+  ) => Promise<ClaimedDelivery[]>
+> = {
   postgres: claimOnPostgres,
   sqlite: claimOnSqlite,
 };
 
-/** The PostgreSQL claim: PG_CLAIM, one named prepared statement. */
+/**
+ * The PostgreSQL claim: PG_CLAIM or PG_CLAIM_PLAIN (see claimDeliveries, "Two claims"), each one
+ * named prepared statement.
+ */
 async function claimOnPostgres(
   db: Kysely<Database>,
   input: ClaimInput,
+  mode: ClaimMode | undefined,
 ): Promise<ClaimedDelivery[]> {
   const { now, perEndpointLimit, rooms, horizon, limit, until, workerId, defaultRoom, cursors } =
     input;
-  const rows = await executeNamed<ClaimedDelivery>(db, {
-    name: "parley_claim_deliveries",
-    text: PG_CLAIM,
-    values: [now, perEndpointLimit, rooms, horizon, limit, until, workerId, defaultRoom, cursors],
-  });
+  const values = [now, perEndpointLimit, rooms, horizon, limit, until, workerId, defaultRoom];
+  const full = () =>
+    executeNamed<ClaimedDelivery & { more: boolean }>(db, {
+      name: "parley_claim_deliveries",
+      text: PG_CLAIM,
+      values: [...values, cursors],
+    });
+  let rows: Array<ClaimedDelivery & { more: boolean }>;
+  if (mode?.full === false) {
+    rows = await executeNamed<ClaimedDelivery & { more: boolean }>(db, {
+      name: "parley_claim_deliveries_plain",
+      text: PG_CLAIM_PLAIN,
+      values,
+    });
+    // Nothing plain was due: what is due may be what only the full claim takes.
+    if (rows.length === 0) rows = await full();
+  } else {
+    rows = await full();
+  }
+  // No rows: nothing learnt; the next claim is full until one says nothing needs it.
+  if (mode) mode.full = rows.length === 0 || rows[0]!.more;
   return rows.map(numericSendAt);
 }
 
@@ -518,10 +571,21 @@ const readClaimedEndpoints = compiledOnce<SqliteClaimedEndpoint, { now: number; 
  * horizon, $5 the most rows to take, $6 the lease's end, $7 the worker, $8 the room of an
  * endpoint not in $3, $9 the lane cursors by endpoint (JSON).
  */
-const PG_CLAIM = `
+const PG_CLAIM_HEAD = `
   WITH RECURSIVE unflushed AS (
     -- This statement's own transaction commits without waiting for its WAL flush: see above.
     SELECT set_config('synchronous_commit', 'off', true) AS setting
+  ),
+  -- Whether work only the full claim takes is there (see claimDeliveries, "Two claims"): an
+  -- unfinished delivery in a lane, or an ownership challenge due. Two probes of partial indexes.
+  more AS (
+    SELECT EXISTS (
+        SELECT 1 FROM webhook_deliveries x
+        WHERE x.lane IS NOT NULL AND x.next_attempt_at IS NOT NULL)
+      OR EXISTS (
+        SELECT 1 FROM webhook_deliveries x
+        WHERE x.event = 'WEBHOOK_VERIFICATION' AND x.next_attempt_at IS NOT NULL
+          AND x.next_attempt_at <= $1::bigint) AS more
   ),
   capped AS (
     -- The capped endpoints first, then one probe each for a due row (LATERAL ... LIMIT 1): never
@@ -575,7 +639,8 @@ const PG_CLAIM = `
       FOR UPDATE SKIP LOCKED
     ) c
   ),
-  -- The lanes of these endpoints, by a skip scan from the lane after the endpoint's cursor ($9:
+`;
+const PG_CLAIM_LANES = `  -- The lanes of these endpoints, by a skip scan from the lane after the endpoint's cursor ($9:
   -- where this process's last claim of it stopped), wrapping around once, and stopping as soon as
   -- the endpoint's room is filled with free heads (each step's first row in (lane, id) order is
   -- that lane's head, its lowest unfinished id: one seek per lane finds it and tells whether it
@@ -643,7 +708,8 @@ const PG_CLAIM = `
     ) c
     WHERE e.id IN (SELECT webhook_id FROM lanes)
   ),
-  -- Test deliveries go out even to a disabled endpoint (FOR UPDATE is not allowed inside a
+`;
+const PG_CLAIM_TESTS = `  -- Test deliveries go out even to a disabled endpoint (FOR UPDATE is not allowed inside a
   -- UNION, hence two CTEs); a disabled endpoint has no pace to keep.
   tests AS (
     SELECT d.id, d.webhook_id, d.next_attempt_at, d.attempts,
@@ -660,7 +726,8 @@ const PG_CLAIM = `
     LIMIT $5::int
     FOR UPDATE SKIP LOCKED
   ),
-  -- The ownership challenges of endpoints that are pending (nothing else of theirs goes) or
+`;
+const PG_CLAIM_CHALLENGES = `  -- The ownership challenges of endpoints that are pending (nothing else of theirs goes) or
   -- disabled; an enabled, checked endpoint's are seeked with its other deliveries.
   challenges AS (
     SELECT d.id, d.webhook_id, d.next_attempt_at, d.attempts,
@@ -677,11 +744,8 @@ const PG_CLAIM = `
     LIMIT $5::int
     FOR UPDATE SKIP LOCKED
   ),
-  candidates AS (
-    SELECT * FROM seeked UNION ALL SELECT * FROM heads UNION ALL SELECT * FROM tests
-    UNION ALL SELECT * FROM challenges
-  ),
-  chosen AS (
+`;
+const PG_CLAIM_TAIL = `  chosen AS (
     SELECT id, webhook_id, base, rate, rank FROM (
       SELECT c.id, c.webhook_id, c.next_attempt_at, c.attempts, c.room, c.base, c.rate,
         row_number() OVER (PARTITION BY c.webhook_id ORDER BY c.next_attempt_at, c.id) AS rank
@@ -707,7 +771,7 @@ const PG_CLAIM = `
   SET locked_until = $6::bigint, locked_by = $7::text,
     next_attempt_at = CASE WHEN chosen.rate IS NULL THEN d.next_attempt_at
       ELSE chosen.base + ((chosen.rank - 1) * 1000) / chosen.rate END
-  FROM chosen, webhooks w, unflushed
+  FROM chosen, webhooks w, unflushed, more
   WHERE d.id = chosen.id AND w.id = d.webhook_id
   RETURNING d.id, d.webhook_id, d.event, d.body, d.status, d.attempts, d.event_id, d.lane, w.url,
     w.secret_ciphertext, w.signature_scheme, w.headers_ciphertext, w.payload_format,
@@ -717,10 +781,36 @@ const PG_CLAIM = `
     w.signing_key_ciphertext,
     CASE WHEN w.previous_signing_key_expires_at > $1::bigint THEN w.previous_signing_key_ciphertext END
       AS previous_signing_key_ciphertext,
-    CASE WHEN chosen.rate IS NULL THEN NULL ELSE d.next_attempt_at END AS send_at
+    CASE WHEN chosen.rate IS NULL THEN NULL ELSE d.next_attempt_at END AS send_at, more.more
 `;
 
-/** pg answers BIGINT as text. The row is pg's own object: changed in place, not copied. */
+/** The full claim: every kind of row ($9, the lane cursors, used). */
+const PG_CLAIM =
+  PG_CLAIM_HEAD +
+  PG_CLAIM_LANES +
+  PG_CLAIM_TESTS +
+  PG_CLAIM_CHALLENGES +
+  `  candidates AS (
+    SELECT * FROM seeked UNION ALL SELECT * FROM heads UNION ALL SELECT * FROM tests
+    UNION ALL SELECT * FROM challenges
+  ),
+` +
+  PG_CLAIM_TAIL;
+
+/** The plain claim: no lanes, no challenges of pending or disabled endpoints ($1 to $8). */
+const PG_CLAIM_PLAIN =
+  PG_CLAIM_HEAD +
+  PG_CLAIM_TESTS +
+  `  candidates AS (
+    SELECT * FROM seeked UNION ALL SELECT * FROM tests
+  ),
+` +
+  PG_CLAIM_TAIL;
+
+/**
+ * pg answers BIGINT as text. The row is pg's own object: changed in place, not copied (`more`,
+ * the claim's answer about the next claim, stays on it unread).
+ */
 function numericSendAt(row: ClaimedDelivery): ClaimedDelivery {
   if (row.send_at !== null) row.send_at = Number(row.send_at);
   if (row.lane !== null) row.lane = Number(row.lane);

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { maskHeaderValue } from "../mask-header-value.js";
 import type { AttemptOutcome, WebhookSender } from "../transport/webhook-sender.js";
-import { nextLaneCursors, type ClaimedDelivery } from "./claim-deliveries.js";
+import { nextLaneCursors, type ClaimedDelivery, type ClaimMode } from "./claim-deliveries.js";
 import type { DeliveriesListener } from "./deliveries-listener.js";
 import type { DeliveryLog } from "./delivery-log.js";
 import type { DeliveryMetrics, SendsSnapshot } from "./delivery-metrics.js";
@@ -180,6 +180,8 @@ export class DeliveryDispatcher implements Dispatcher {
   private readonly secrets = new Map<string, string>();
   /** Where the next claim's walk over each ordered endpoint's lanes starts (claim-deliveries.ts). */
   private readonly laneCursors = new Map<number, number>();
+  /** Which PostgreSQL claim runs next (claim-deliveries.ts, "Two claims"). */
+  private readonly claimMode: ClaimMode = { full: true };
   private readonly opened = new Map<string, unknown>();
   private readonly signingKeys = new Map<string, KeyObject>();
   private passFailures = 0;
@@ -341,6 +343,7 @@ export class DeliveryDispatcher implements Dispatcher {
       roomByEndpoint,
       defaultRoom: EndpointCircuits.NEW_ENDPOINT_ROOM,
       laneCursors: this.laneCursors,
+      mode: this.claimMode,
     });
     nextLaneCursors(this.laneCursors, rows);
     // A row not yet recorded here is one whose lease ran out while its result waited to be

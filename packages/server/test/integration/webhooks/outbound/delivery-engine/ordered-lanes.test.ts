@@ -372,4 +372,59 @@ describeEachOf([POSTGRES])("the ordered lanes' claim on $name", (dialect) => {
     }
     expect(rooms).toEqual([81, 82, 83, 81, 81]);
   });
+
+  it("runs the plain claim while no delivery is in a lane, and the full one as soon as one is, never taking a lane's row out of turn", async () => {
+    const d = await app(dialect);
+    await d.dispatcher.stop();
+    const receiver = await d.receiver();
+    await d.create({ url: receiver.url, events: [...ROOM_EVENTS] });
+    const options = { limit: 10, leaseMs: 5_000, perEndpointLimit: 8, workerId: "w" };
+    const mode = { full: true };
+    const done = (ids: number[]) =>
+      d.t.ctx.db
+        .updateTable("webhook_deliveries")
+        .set({ status: "SUCCESS", attempts: 1, next_attempt_at: null, locked_until: null })
+        .where("id", "in", ids)
+        .execute();
+    const claim = () => claimDeliveries(d.t.ctx.db, { ...options, now: Date.now() + 5, mode });
+
+    await emit(d, null, "u1");
+    await emit(d, null, "u2");
+    const first = await claim();
+    expect(first.map((row) => row.lane)).toEqual([null, null]);
+    // Nothing is in a lane: the next claim is the plain one.
+    expect(mode.full).toBe(false);
+    await done(first.map((row) => row.id));
+
+    // An ordered endpoint's events arrive: the plain claim takes the unordered endpoint's copies
+    // only, and says the next claim must be the full one.
+    const ordered = await orderedEndpoint(d, receiver, "room");
+    await emit(d, 7, "a1");
+    await emit(d, 7, "a2");
+    const second = await claim();
+    expect(second.map((row) => row.lane)).toEqual([null, null]);
+    expect(mode.full).toBe(true);
+    const third = await claim();
+    expect(third).toHaveLength(1);
+    expect(third[0]!.lane).not.toBeNull();
+    expect(third[0]!.body).toContain('"a1"');
+    expect(mode.full).toBe(true);
+    await done([...second, ...third].map((row) => row.id));
+
+    // A plain claim that finds nothing runs the full one at once: the lane's next row goes now.
+    mode.full = false;
+    const fourth = await claim();
+    expect(fourth).toHaveLength(1);
+    expect(fourth[0]!.body).toContain('"a2"');
+    await done(fourth.map((row) => row.id));
+    // No endpoint orders any more and no lane holds a delivery: back to the plain claim once a
+    // claim says so.
+    const unordered = await d.api("PATCH", `/api/admin/webhooks/${ordered.id}`, {
+      ordering: "none",
+    });
+    expect(unordered.statusCode).toBe(200);
+    await emit(d, 7, "u3");
+    await claim();
+    expect(mode.full).toBe(false);
+  });
 });
