@@ -1,4 +1,5 @@
 import { sql, type Kysely, type Transaction } from "kysely";
+import { executeNamed } from "../../../db/compiled-query.js";
 import { byDialect, lockRowsInIdOrder, type PerDialect } from "../../../db/dialect.js";
 import type { Database, DeliveryStatus } from "../../../db/schema.js";
 import { maskLoggedRequestHeaders, maskLoggedResponseHeaders } from "../mask-logged-headers.js";
@@ -329,13 +330,15 @@ async function recordOnPostgres(
     folds.map((f) => f.lastError),
     attempts.length,
   ];
-  const { rows } = await db.executeQuery<{
+  // A named prepared statement (parsed once per connection, its plan kept) where `db` is the pool;
+  // in a transaction the same text runs unnamed.
+  const rows = await executeNamed<{
     kind: "d" | "h";
     id: number | string;
     enabled: number | null;
     failures: number | null;
     since: number | string | null;
-  }>({ ...sql`${sql.raw(PG_RECORD)}`.compile(db), parameters: values });
+  }>(db, { name: "parley_record_attempts", text: PG_RECORD, values });
   const updated = new Set<number>();
   const health: HealthRow[] = [];
   for (const row of rows) {
