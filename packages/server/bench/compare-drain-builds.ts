@@ -18,6 +18,7 @@ import { fork } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import { median } from "./bench-targets.js";
 import type * as BenchTargets from "./bench-targets.js";
 import { postgresServerCpu, postgresServerCpuSince } from "./cpu-accounting.js";
 import type * as DeliveryBench from "./delivery.bench.js";
@@ -34,12 +35,6 @@ interface Drain {
   /** µs of CPU of the PostgreSQL server's processes per delivery (0 on SQLite). */
   dbCpu: number;
 }
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 
 /** In the forked process: the drains of the build at `tree`, reported to the parent. */
 async function serve(tree: string, dialect: Dialect, events: number, drains: number) {
