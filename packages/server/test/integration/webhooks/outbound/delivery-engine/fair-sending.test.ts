@@ -126,13 +126,18 @@ describeEachDialect("fair sending on $name", (dialect) => {
     const endpoint = await d.endpoint(target.url);
     for (let i = 0; i < 6; i++) await d.emitUser(`breaker-${i}`);
 
-    // Three attempts, one at a time, each timed out: the circuit opens.
+    // Three attempts, one at a time, each timed out: the circuit opens. (The circuit's state and
+    // the third attempt's record are written apart: wait for both.)
     let seen = "";
     await waitFor(
       () => `the circuit open (${target.requests.length} requests; ${seen})`,
       async () => {
-        seen = JSON.stringify((await d.deliveries()).map((r) => [r.status, r.attempts]));
-        return (await circuitOf(d, endpoint.id)) === "open";
+        const rows = await d.deliveries();
+        seen = JSON.stringify(rows.map((r) => [r.status, r.attempts]));
+        return (
+          (await circuitOf(d, endpoint.id)) === "open" &&
+          rows.filter((row) => row.attempts > 0).length >= 3
+        );
       },
     );
     expect(target.requests).toHaveLength(3);
