@@ -215,6 +215,13 @@ export const SETTINGS = {
     description:
       "Wait slots: further deliveries in flight per process, for endpoints not known to answer (new, or whose last attempt timed out or could not connect) and for sends slower than 250 ms, so hanging receivers never hold the send slots. 0 puts every send in a send slot.",
   },
+  webhookSendThreads: {
+    env: "PARLEY_WEBHOOK_SEND_THREADS",
+    flag: "--webhook-send-threads",
+    kind: "int",
+    description:
+      "Worker threads that make the webhook attempts (the HTTP exchange and the response capture), leaving the main thread to claim, record and serve the API. Default: the machine's cores less one from 3 cores up, 0 on 1 or 2 cores. 0 sends on the main thread.",
+  },
   webhookPerEndpointConcurrency: {
     env: "PARLEY_WEBHOOK_PER_ENDPOINT_CONCURRENCY",
     flag: "--webhook-per-endpoint-concurrency",

@@ -41,6 +41,8 @@ export interface Config {
   webhookConcurrency: number;
   webhookPerEndpointConcurrency: number;
   webhookWaitSlots: number;
+  /** Undefined: from the machine's cores (`sendThreadsFor`). */
+  webhookSendThreads: number | undefined;
   webhookAutoDisableAfterMs: number;
   webhookAutoDisableMinFailures: number;
   deliveryRetentionDays: number;
@@ -133,6 +135,7 @@ const ZERO_ALLOWED: ReadonlySet<SettingName> = new Set([
   "streamCoalesceMs",
   "streamMaxSocketsPerAddress",
   "webhookWaitSlots",
+  "webhookSendThreads",
 ]);
 
 function parseValue(name: SettingName, setting: Setting, raw: string): unknown {

@@ -1,7 +1,10 @@
 import fs from "node:fs";
 import type { LookupFunction } from "node:net";
+import os from "node:os";
 import type { AppContext } from "../../../app-context.js";
+import type { Config } from "../../../config/load-config.js";
 import { openSecret } from "../../../config/secret-box.js";
+import { createThreadedWebhookSender } from "../transport/threaded-webhook-sender.js";
 import { createWebhookSender, type WebhookSender } from "../transport/webhook-sender.js";
 import { listenForDeliveries } from "./deliveries-listener.js";
 import type { DeliveryLog } from "./delivery-log.js";
@@ -28,6 +31,36 @@ export interface DispatcherOptions {
   lookup?: LookupFunction;
   /** Wraps the queue verbs built from the config (tests: to watch the claims and sweeps). */
   watchQueue?: (queue: DeliveryQueue) => DeliveryQueue;
+}
+
+/**
+ * PARLEY_WEBHOOK_SEND_THREADS unset: the machine's cores less one (the main thread's) from 3 cores
+ * up; on 1 or 2 cores, none (sends on the main thread). Measured on 2 cores, one thread drained
+ * 16-29% slower than none: the thread's hand-over costs more than it frees when the main thread,
+ * the thread and the database share two cores (docs/performance.md, "Send threads").
+ */
+export function sendThreadsFor(
+  config: Pick<Config, "webhookSendThreads">,
+  cores = os.availableParallelism(),
+): number {
+  return config.webhookSendThreads ?? (cores >= 3 ? cores - 1 : 0);
+}
+
+/**
+ * The HTTP sender of the config: on worker threads (PARLEY_WEBHOOK_SEND_THREADS), or on the main
+ * thread when there are none or a test gives a lookup (a function stays on its thread).
+ */
+function senderFor(config: Config, lookup: LookupFunction | undefined): WebhookSender {
+  const options = {
+    timeoutMs: config.webhookTimeoutMs,
+    allowPrivateNetworks: config.webhookAllowPrivateNetworks,
+    allowHttp: config.webhookAllowHttp,
+    ...(config.webhookCaFile ? { ca: fs.readFileSync(config.webhookCaFile, "utf8") } : {}),
+    proxyUrl: config.webhookProxyUrl,
+  };
+  const threads = sendThreadsFor(config);
+  if (lookup !== undefined || threads === 0) return createWebhookSender({ ...options, lookup });
+  return createThreadedWebhookSender({ ...options, threads });
 }
 
 const noLog: DeliveryLog = { info() {}, warn() {}, error() {} };
@@ -85,16 +118,7 @@ export function createDispatcher(
       sweepIntervalMs: config.webhookSweepIntervalMs,
     },
     queue: options.watchQueue ? options.watchQueue(queue) : queue,
-    sender:
-      options.sender ??
-      createWebhookSender({
-        timeoutMs: config.webhookTimeoutMs,
-        allowPrivateNetworks: config.webhookAllowPrivateNetworks,
-        allowHttp: config.webhookAllowHttp,
-        ...(options.lookup ? { lookup: options.lookup } : {}),
-        ...(config.webhookCaFile ? { ca: fs.readFileSync(config.webhookCaFile, "utf8") } : {}),
-        proxyUrl: config.webhookProxyUrl,
-      }),
+    sender: options.sender ?? senderFor(config, options.lookup),
     openSecret: (ciphertext) => openSecret(ctx.keys.secretKey, ciphertext),
     onDeliveriesQueued: (listener) => ctx.spine.onDeliveriesQueued(listener),
     ...(pgConfig
