@@ -37,6 +37,7 @@ import vm from "node:vm";
 import { setTimeout as sleep } from "node:timers/promises";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import { performance as nodePerformance } from "node:perf_hooks";
 import { sql } from "kysely";
 import { Agent, request } from "undici";
 import type { AppContext } from "../src/app-context.js";
@@ -58,6 +59,7 @@ import {
   type BenchTarget,
   type PostingRoom,
 } from "./bench-targets.js";
+import { postgresServerCpu, postgresServerCpuSince, processCpuMicros } from "./cpu-accounting.js";
 import { hasRedisServer, openBullMqPeer, type BullMqPeer } from "./bullmq-peer.js";
 import { openGraphilePeer, type GraphilePeer } from "./graphile-worker-peer.js";
 import { numberOption } from "./number-option.js";
@@ -93,6 +95,8 @@ export const DELIVERY_QUICK: DeliveryBenchOptions = {
 
 const RSS_SAMPLE_MS = 5_000;
 export const SECRET = "bench-secret-0123456789";
+
+const eventLoopUtilization = nodePerformance.eventLoopUtilization;
 
 export interface Receiver {
   url: string;
@@ -290,13 +294,18 @@ async function barePostRate(
   return { rate: (total / elapsed) * 1000, cpuMicros: (cpu.user + cpu.system) / total };
 }
 
-interface DrainResult {
+export interface DrainResult {
   rate: number;
   cpuMicros: number;
+  /** µs per delivery the main thread's event loop was busy (Parley; the rest ran on threads). */
+  mainMicros?: number;
+  /** µs of CPU per delivery of the receiver process, and (PostgreSQL) of the database server. */
+  receiverMicros?: number;
+  databaseMicros?: number;
   /** The CPU per job of the peer's own server process (Redis), when it has one. */
   serverCpuMicros?: number;
 }
-interface BurstResult {
+export interface BurstResult {
   rate: number;
   /** Posts (or job inserts) per second, the producer side alone. */
   commitRate: number;
@@ -305,7 +314,7 @@ interface BurstResult {
 }
 
 /** Parley on one database: its receiver, its endpoint, its room. */
-interface ParleySide {
+export interface ParleySide {
   target: BenchTarget;
   receiver: Receiver;
   room: PostingRoom;
@@ -316,7 +325,7 @@ export function newDispatcher(ctx: AppContext): Dispatcher {
   return createDispatcher(ctx, createDeliveryMetrics(ctx.db, createMetrics().registry, ctx.now));
 }
 
-async function openParleySide(open: () => Promise<BenchTarget>): Promise<ParleySide> {
+export async function openParleySide(open: () => Promise<BenchTarget>): Promise<ParleySide> {
   const target = await open();
   const receiver = await startReceiver();
   const endpointId = await addEndpoint(target.ctx, receiver.url, SECRET);
@@ -325,7 +334,7 @@ async function openParleySide(open: () => Promise<BenchTarget>): Promise<ParleyS
 }
 
 /** Connections, prepared plans, JIT: 500 posts delivered before anything is measured. */
-async function warmUp(side: ParleySide, writers: number): Promise<void> {
+export async function warmUp(side: ParleySide, writers: number): Promise<void> {
   const dispatcher = newDispatcher(side.target.ctx);
   dispatcher.start();
   const base = side.receiver.count;
@@ -334,11 +343,16 @@ async function warmUp(side: ParleySide, writers: number): Promise<void> {
   await dispatcher.stop();
 }
 
+/** Makes the dispatcher of a drain or a burst (and readies its sender) before it is timed. */
+export type MakeDispatcher = (ctx: AppContext) => Promise<Dispatcher>;
+const defaultDispatcher: MakeDispatcher = async (ctx) => newDispatcher(ctx);
+
 /** A backlog queued while no dispatcher runs, then one started: the engine alone. */
-async function parleyDrain(
+export async function parleyDrain(
   side: ParleySide,
   tag: string,
-  options: DeliveryBenchOptions,
+  options: Pick<DeliveryBenchOptions, "events" | "writers">,
+  make: MakeDispatcher = defaultDispatcher,
 ): Promise<DrainResult> {
   const { ctx } = side.target;
   await inParallel(options.events, options.writers, (i) => emit(ctx, `${tag}-${i}`));
@@ -346,26 +360,39 @@ async function parleyDrain(
   // earlier rounds' dead rows would otherwise make each drain slower than the one before.
   if (ctx.dialect === "postgres")
     await sql`VACUUM ANALYZE webhook_deliveries, webhook_attempts`.execute(ctx.db);
-  const dispatcher = newDispatcher(ctx);
+  const dispatcher = await make(ctx);
   const base = side.receiver.count;
+  const database = ctx.dialect === "postgres" ? postgresServerCpu() : undefined;
+  const receiverCpu = processCpuMicros(side.receiver.pid) ?? NaN;
   const start = clock();
   const cpu = process.cpuUsage();
+  const loop = eventLoopUtilization();
   dispatcher.start();
   await side.receiver.waitFor(base + options.events, 300_000);
   const elapsed = clock() - start;
   const used = process.cpuUsage(cpu);
+  const busy = eventLoopUtilization(loop);
+  const receiverUsed = (processCpuMicros(side.receiver.pid) ?? NaN) - receiverCpu;
+  const databaseUsed = database === undefined ? NaN : postgresServerCpuSince(database);
   await dispatcher.stop();
   return {
     rate: (options.events / elapsed) * 1000,
     cpuMicros: (used.user + used.system) / options.events,
+    mainMicros: (busy.active * 1000) / options.events,
+    receiverMicros: receiverUsed / options.events,
+    databaseMicros: databaseUsed / options.events,
   };
 }
 
 /** Complete chat posts by concurrent writers while the engine sends: end to end. */
-async function parleyBurst(side: ParleySide, options: DeliveryBenchOptions): Promise<BurstResult> {
+export async function parleyBurst(
+  side: ParleySide,
+  options: Pick<DeliveryBenchOptions, "events" | "writers">,
+  make: MakeDispatcher = defaultDispatcher,
+): Promise<BurstResult> {
   const { ctx } = side.target;
   const { receiver } = side;
-  const dispatcher = newDispatcher(ctx);
+  const dispatcher = await make(ctx);
   dispatcher.start();
   const commits = new Map<string, number>();
   const base = receiver.count;

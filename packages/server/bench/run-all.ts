@@ -8,7 +8,8 @@
  *   --only a,b              only these (dead-receivers, delivery, delivery-search,
  *                           ed25519, enterprise-receivers, inbound,
  *                           ingest, large-table, login, messages-that-live, ordered-lanes,
- *                           room-list, scale-out, search, stream, sustained)
+ *                           room-list, scale-out, search, send-threads, stream,
+ *                           sustained)
  *
  * The same from the environment, for `npm run bench` at the root (which passes no flags):
  * PARLEY_BENCH_QUICK=1, PARLEY_BENCH_STEADY_SECONDS=N, PARLEY_BENCH_SKIP_LARGE_TABLE=1,
@@ -36,6 +37,7 @@ import { orderedLanesOptionsFrom, runOrderedLanesBench } from "./ordered-lanes.b
 import { roomListOptionsFrom, runRoomListBench } from "./room-list.bench.js";
 import { runScaleOutBench, scaleOutOptionsFrom } from "./scale-out.bench.js";
 import { runSearchBench, searchOptionsFrom } from "./search.bench.js";
+import { runSendThreadsBench, sendThreadsOptionsFrom } from "./send-threads.bench.js";
 import { runStreamBench } from "./stream.bench.js";
 import { runSustainedBench, sustainedOptionsFrom } from "./sustained-rate.bench.js";
 
@@ -60,6 +62,7 @@ const benchmarks: Array<[name: string, run: () => Promise<void>]> = [
     "delivery",
     () => runDeliveryBench(deliveryOptionsFrom({ quick, "steady-seconds": steadySeconds })),
   ],
+  ["send-threads", () => runSendThreadsBench(sendThreadsOptionsFrom({ quick }))],
   ["sustained", () => runSustainedBench(sustainedOptionsFrom({ quick }))],
   ["delivery-search", () => runDeliverySearchBench(quick ? 100_000 : undefined)],
   ["dead-receivers", () => runDeadReceiversBench(deadReceiversOptionsFrom({ quick }))],
