@@ -44,7 +44,10 @@ import type { AppContext } from "../src/app-context.js";
 import { sealSecret } from "../src/config/secret-box.js";
 import { createMetrics } from "../src/operations/metrics.js";
 import { createDeliveryMetrics } from "../src/webhooks/outbound/delivery-engine/delivery-metrics.js";
-import { createDispatcher } from "../src/webhooks/outbound/delivery-engine/create-dispatcher.js";
+import {
+  createDispatcher,
+  senderFor,
+} from "../src/webhooks/outbound/delivery-engine/create-dispatcher.js";
 import type { Dispatcher } from "../src/webhooks/outbound/delivery-engine/dispatcher.js";
 import { signPayload } from "../src/webhooks/outbound/delivery-engine/sign-payload.js";
 import { startOpenTelemetry } from "../src/tracing/open-telemetry.js";
@@ -345,7 +348,14 @@ export async function warmUp(side: ParleySide, writers: number): Promise<void> {
 
 /** Makes the dispatcher of a drain or a burst (and readies its sender) before it is timed. */
 export type MakeDispatcher = (ctx: AppContext) => Promise<Dispatcher>;
-const defaultDispatcher: MakeDispatcher = async (ctx) => newDispatcher(ctx);
+const defaultDispatcher: MakeDispatcher = async (ctx) => {
+  // The config's sender, its send threads started before it is timed (a server starts them once).
+  const sender = senderFor(ctx.config);
+  await sender.ready?.();
+  return createDispatcher(ctx, createDeliveryMetrics(ctx.db, createMetrics().registry, ctx.now), {
+    sender,
+  });
+};
 
 /** A backlog queued while no dispatcher runs, then one started: the engine alone. */
 export async function parleyDrain(

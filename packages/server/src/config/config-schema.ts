@@ -220,7 +220,7 @@ export const SETTINGS = {
     flag: "--webhook-send-threads",
     kind: "int",
     description:
-      "Worker threads that make the webhook attempts (the HTTP exchange and the response capture), leaving the main thread to claim, record and serve the API. Default: the machine's cores less one from 3 cores up, 0 on 1 or 2 cores. 0 sends on the main thread.",
+      "Worker threads that make the webhook attempts (the HTTP exchange and the response capture), leaving the main thread to claim, record and serve the API. Default: the machine's cores less one from 3 cores up; on 2 cores 1 with SQLite and 0 with PostgreSQL; 0 on 1 core. 0 sends on the main thread.",
   },
   webhookPerEndpointConcurrency: {
     env: "PARLEY_WEBHOOK_PER_ENDPOINT_CONCURRENCY",

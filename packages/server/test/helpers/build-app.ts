@@ -56,8 +56,8 @@ export async function createTestApp(
       webhookAllowPrivateNetworks: true,
       // PostgreSQL keeps generated keys in the database, wrapped by a master key (a fixed one here).
       masterKey: TEST_MASTER_KEY,
-      // Deliveries go through a send thread, as on a server with 3 cores or more, whatever the
-      // machine running the tests (the default on 1 or 2 cores sends on the main thread).
+      // Deliveries go through a send thread, as on a server with 3 cores or more (or 2 on SQLite),
+      // whatever the machine running the tests.
       webhookSendThreads: 1,
       ...overrides,
     },

@@ -35,22 +35,28 @@ export interface DispatcherOptions {
 
 /**
  * PARLEY_WEBHOOK_SEND_THREADS unset: the machine's cores less one (the main thread's) from 3 cores
- * up; on 1 or 2 cores, none (sends on the main thread). Measured on 2 cores, one thread drained
- * 16-29% slower than none: the thread's hand-over costs more than it frees when the main thread,
- * the thread and the database share two cores (docs/performance.md, "Send threads").
+ * up. On 2 cores, one on SQLite and none on PostgreSQL; on 1, none. Measured on 2 cores
+ * (docs/performance.md, "Send threads"): on SQLite one thread raised the rate sustained at p99
+ * under 100 ms from 1,375 to 2,500 deliveries/s; on PostgreSQL it drained 29-32% slower, its
+ * backends needing the second core the thread would take.
  */
 export function sendThreadsFor(
-  config: Pick<Config, "webhookSendThreads">,
+  config: Pick<Config, "webhookSendThreads" | "databaseUrl">,
   cores = os.availableParallelism(),
 ): number {
-  return config.webhookSendThreads ?? (cores >= 3 ? cores - 1 : 0);
+  if (config.webhookSendThreads !== undefined) return config.webhookSendThreads;
+  if (cores >= 3) return cores - 1;
+  return cores === 2 && config.databaseUrl === undefined ? 1 : 0;
 }
 
 /**
  * The HTTP sender of the config: on worker threads (PARLEY_WEBHOOK_SEND_THREADS), or on the main
  * thread when there are none or a test gives a lookup (a function stays on its thread).
  */
-function senderFor(config: Config, lookup: LookupFunction | undefined): WebhookSender {
+export function senderFor(
+  config: Config,
+  lookup?: LookupFunction,
+): WebhookSender & { ready?(): Promise<void> } {
   const options = {
     timeoutMs: config.webhookTimeoutMs,
     allowPrivateNetworks: config.webhookAllowPrivateNetworks,

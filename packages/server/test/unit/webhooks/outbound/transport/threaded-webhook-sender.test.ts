@@ -207,13 +207,18 @@ describe("threaded webhook sender", () => {
 });
 
 describe("PARLEY_WEBHOOK_SEND_THREADS", () => {
-  it("defaults to the cores less one from 3 cores up and to none below; 0 keeps sending on the main thread", () => {
+  it("defaults to the cores less one from 3 cores up, on 2 cores to one on SQLite and none on PostgreSQL", () => {
+    const sqlite = { webhookSendThreads: undefined, databaseUrl: undefined };
+    const postgres = { webhookSendThreads: undefined, databaseUrl: "postgres://db/parley" };
     expect(loadConfig({}).webhookSendThreads).toBeUndefined();
-    expect(sendThreadsFor({ webhookSendThreads: undefined }, 8)).toBe(7);
-    expect(sendThreadsFor({ webhookSendThreads: undefined }, 3)).toBe(2);
-    expect(sendThreadsFor({ webhookSendThreads: undefined }, 2)).toBe(0);
-    expect(sendThreadsFor({ webhookSendThreads: undefined }, 1)).toBe(0);
-    expect(sendThreadsFor({ webhookSendThreads: 2 }, 1)).toBe(2);
+    expect(sendThreadsFor(sqlite, 8)).toBe(7);
+    expect(sendThreadsFor(postgres, 8)).toBe(7);
+    expect(sendThreadsFor(sqlite, 3)).toBe(2);
+    expect(sendThreadsFor(sqlite, 2)).toBe(1);
+    expect(sendThreadsFor(postgres, 2)).toBe(0);
+    expect(sendThreadsFor(sqlite, 1)).toBe(0);
+    expect(sendThreadsFor({ ...postgres, webhookSendThreads: 2 }, 1)).toBe(2);
+    expect(sendThreadsFor({ ...sqlite, webhookSendThreads: 0 }, 8)).toBe(0);
     expect(loadConfig({ PARLEY_WEBHOOK_SEND_THREADS: "0" }).webhookSendThreads).toBe(0);
     expect(sendThreadsFor(loadConfig({ PARLEY_WEBHOOK_SEND_THREADS: "3" }))).toBe(3);
     expect(() => loadConfig({ PARLEY_WEBHOOK_SEND_THREADS: "two" })).toThrow(
