@@ -19,11 +19,12 @@ import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import type { AppContext } from "../src/app-context.js";
 import { createMetrics } from "../src/operations/metrics.js";
-import { createDispatcher } from "../src/webhooks/outbound/delivery-engine/create-dispatcher.js";
+import {
+  createDispatcher,
+  senderFor,
+} from "../src/webhooks/outbound/delivery-engine/create-dispatcher.js";
 import { createDeliveryMetrics } from "../src/webhooks/outbound/delivery-engine/delivery-metrics.js";
 import type { Dispatcher } from "../src/webhooks/outbound/delivery-engine/dispatcher.js";
-import { createThreadedWebhookSender } from "../src/webhooks/outbound/transport/threaded-webhook-sender.js";
-import { createWebhookSender } from "../src/webhooks/outbound/transport/webhook-sender.js";
 import { median, openTargets } from "./bench-targets.js";
 import {
   openParleySide,
@@ -56,19 +57,8 @@ const WRITERS = 16;
 /** A dispatcher whose sender runs on `threads` worker threads (0: the main thread), started. */
 function dispatcherWith(threads: number): MakeDispatcher {
   return async (ctx: AppContext): Promise<Dispatcher> => {
-    const { config } = ctx;
-    const options = {
-      timeoutMs: config.webhookTimeoutMs,
-      allowPrivateNetworks: config.webhookAllowPrivateNetworks,
-      allowHttp: config.webhookAllowHttp,
-    };
-    let sender;
-    if (threads === 0) sender = createWebhookSender(options);
-    else {
-      const threaded = createThreadedWebhookSender({ ...options, threads });
-      await threaded.ready();
-      sender = threaded;
-    }
+    const sender = senderFor({ ...ctx.config, webhookSendThreads: threads });
+    await sender.ready?.();
     const metrics = createDeliveryMetrics(ctx.db, createMetrics().registry, ctx.now);
     return createDispatcher(ctx, metrics, { sender });
   };
