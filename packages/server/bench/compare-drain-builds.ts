@@ -14,8 +14,14 @@
 // Run: npx tsx packages/server/bench/compare-drain-builds.ts --before /tmp/wt-before
 //        [--rounds 8] [--events 5000] [--drains 2] [--only sqlite|postgres]
 // SQLite always; PostgreSQL too when PARLEY_TEST_DATABASE_URL is set. Not part of run-all.ts.
+// PARLEY_BENCH_SEND_THREADS=<n>: this build sends through n send threads instead of its config's
+// default (a build from before send threads has none: 0 compares the engines alone).
+// PARLEY_BENCH_CPU_PROFILE=<dir>: each process writes a V8 CPU profile of its timed drains (the
+// warm-up and the queueing left out) to <dir>/<before|after>-<dialect>-<pid>-<drain>.cpuprofile.
 import { fork } from "node:child_process";
 import path from "node:path";
+import { writeFile } from "node:fs/promises";
+import { Session } from "node:inspector/promises";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { median } from "./bench-targets.js";
@@ -37,7 +43,13 @@ interface Drain {
 }
 
 /** In the forked process: the drains of the build at `tree`, reported to the parent. */
-async function serve(tree: string, dialect: Dialect, events: number, drains: number) {
+async function serve(tree: string, side: string, dialect: Dialect, events: number, drains: number) {
+  const profileDir = process.env.PARLEY_BENCH_CPU_PROFILE;
+  const profiler = profileDir ? new Session() : undefined;
+  if (profiler) {
+    profiler.connect();
+    await profiler.post("Profiler.enable");
+  }
   const bench = (name: string) =>
     import(pathToFileURL(path.join(tree, "packages/server/bench", name)).href);
   const targets = (await bench("bench-targets.ts")) as typeof BenchTargets;
@@ -48,6 +60,8 @@ async function serve(tree: string, dialect: Dialect, events: number, drains: num
       ? await targets.openPostgresTarget(process.env.PARLEY_TEST_DATABASE_URL!)
       : await targets.openSqliteTarget();
   const { ctx } = target;
+  const threads = process.env.PARLEY_BENCH_SEND_THREADS;
+  if (threads !== undefined) ctx.config.webhookSendThreads = Number(threads);
   const receiver = await delivery.startReceiver();
   try {
     await delivery.addEndpoint(ctx, receiver.url, delivery.SECRET);
@@ -61,7 +75,9 @@ async function serve(tree: string, dialect: Dialect, events: number, drains: num
         // (where their CPU would count against it); needs a superuser, else skipped.
         await sql`CHECKPOINT`.execute(ctx.db).catch(() => undefined);
       }
-      const dispatcher = delivery.newDispatcher(ctx);
+      // Awaited: a build's newDispatcher may start its sender's threads first (not timed).
+      const dispatcher = await delivery.newDispatcher(ctx);
+      if (profiler && drain >= 0) await profiler.post("Profiler.start");
       const base = receiver.count;
       const db = dialect === "postgres" ? postgresServerCpu() : undefined;
       const cpu = process.cpuUsage();
@@ -71,6 +87,13 @@ async function serve(tree: string, dialect: Dialect, events: number, drains: num
       const elapsed = performance.now() - started;
       const used = process.cpuUsage(cpu);
       const dbUsed = db ? postgresServerCpuSince(db) : 0;
+      if (profiler && drain >= 0) {
+        const { profile } = await profiler.post("Profiler.stop");
+        await writeFile(
+          path.join(profileDir!, `${side}-${dialect}-${process.pid}-${drain}.cpuprofile`),
+          JSON.stringify(profile),
+        );
+      }
       await dispatcher.stop();
       if (drain >= 0)
         process.send!({
@@ -87,7 +110,13 @@ async function serve(tree: string, dialect: Dialect, events: number, drains: num
   }
 }
 
-function runSide(tree: string, dialect: Dialect, events: number, drains: number): Promise<Drain[]> {
+function runSide(
+  tree: string,
+  side: string,
+  dialect: Dialect,
+  events: number,
+  drains: number,
+): Promise<Drain[]> {
   return new Promise((resolve, reject) => {
     const got: Drain[] = [];
     const child = fork(
@@ -95,6 +124,8 @@ function runSide(tree: string, dialect: Dialect, events: number, drains: number)
       [
         "--serve",
         tree,
+        "--side",
+        side,
         "--dialect",
         dialect,
         "--events",
@@ -125,7 +156,7 @@ async function compare(
   for (let round = 0; round < options.rounds; round++) {
     const order = round % 2 ? (["after", "before"] as const) : (["before", "after"] as const);
     for (const side of order) {
-      const got = await runSide(trees[side], dialect, options.events, options.drains);
+      const got = await runSide(trees[side], side, dialect, options.events, options.drains);
       drains[side].push(...got);
       console.log(
         `  ${dialect} round ${round + 1} ${side.padEnd(6)} ` +
@@ -156,13 +187,14 @@ async function main() {
       drains: { type: "string" },
       only: { type: "string" },
       serve: { type: "string" },
+      side: { type: "string" },
       dialect: { type: "string" },
     },
   });
   const events = numberOption(values.events, 5_000);
   const drains = numberOption(values.drains, 2);
   if (values.serve) {
-    await serve(values.serve, values.dialect as Dialect, events, drains);
+    await serve(values.serve, values.side ?? "after", values.dialect as Dialect, events, drains);
     process.exit(0);
   }
   if (!values.before) throw new Error("--before <checkout of the other build> is required");

@@ -324,8 +324,16 @@ export interface ParleySide {
   endpointId: number;
 }
 
-export function newDispatcher(ctx: AppContext): Dispatcher {
-  return createDispatcher(ctx, createDeliveryMetrics(ctx.db, createMetrics().registry, ctx.now));
+/**
+ * The dispatcher a server would make of `ctx`'s config, its sender's send threads started (a
+ * server starts them once; a benchmark's timing must not include it).
+ */
+export async function newDispatcher(ctx: AppContext): Promise<Dispatcher> {
+  const sender = senderFor(ctx.config);
+  await sender.ready?.();
+  return createDispatcher(ctx, createDeliveryMetrics(ctx.db, createMetrics().registry, ctx.now), {
+    sender,
+  });
 }
 
 export async function openParleySide(open: () => Promise<BenchTarget>): Promise<ParleySide> {
@@ -338,7 +346,7 @@ export async function openParleySide(open: () => Promise<BenchTarget>): Promise<
 
 /** Connections, prepared plans, JIT: 500 posts delivered before anything is measured. */
 export async function warmUp(side: ParleySide, writers: number): Promise<void> {
-  const dispatcher = newDispatcher(side.target.ctx);
+  const dispatcher = await newDispatcher(side.target.ctx);
   dispatcher.start();
   const base = side.receiver.count;
   await inParallel(500, writers, async () => void (await postOne(side.target.ctx, side.room)));
@@ -348,14 +356,7 @@ export async function warmUp(side: ParleySide, writers: number): Promise<void> {
 
 /** Makes the dispatcher of a drain or a burst (and readies its sender) before it is timed. */
 export type MakeDispatcher = (ctx: AppContext) => Promise<Dispatcher>;
-const defaultDispatcher: MakeDispatcher = async (ctx) => {
-  // The config's sender, its send threads started before it is timed (a server starts them once).
-  const sender = senderFor(ctx.config);
-  await sender.ready?.();
-  return createDispatcher(ctx, createDeliveryMetrics(ctx.db, createMetrics().registry, ctx.now), {
-    sender,
-  });
-};
+const defaultDispatcher: MakeDispatcher = newDispatcher;
 
 /** A backlog queued while no dispatcher runs, then one started: the engine alone. */
 export async function parleyDrain(
@@ -513,7 +514,7 @@ async function steadyRun(side: ParleySide, options: DeliveryBenchOptions): Promi
   const { receiver } = side;
   const perSecond = options.steadyRate;
   const total = Math.round(perSecond * options.steadySeconds);
-  const dispatcher = newDispatcher(ctx);
+  const dispatcher = await newDispatcher(ctx);
   dispatcher.start();
   const commits = new Map<string, number>();
   const lat = new Float64Array(total);
@@ -675,7 +676,7 @@ async function featureOverhead(side: ParleySide, events: number): Promise<void> 
         .where("id", "=", endpointId)
         .execute();
       await inParallel(events, 16, (i) => emit(ctx, `${variant}-${round}-${i}`));
-      const dispatcher = newDispatcher(variant === "exported" ? { ...ctx, tracing } : ctx);
+      const dispatcher = await newDispatcher(variant === "exported" ? { ...ctx, tracing } : ctx);
       const base = receiver.count;
       const start = clock();
       const used = process.cpuUsage();

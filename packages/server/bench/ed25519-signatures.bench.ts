@@ -119,7 +119,7 @@ export async function runEd25519Bench(options: Ed25519Options = DEFAULTS): Promi
       .where("id", "=", ids[variant])
       .execute();
     await inParallel(options.events, 16, (i) => emit(ctx, `${variant}-${round}-${i}`));
-    const dispatcher = newDispatcher(ctx);
+    const dispatcher = await newDispatcher(ctx);
     const base = receiver.count;
     const start = clock();
     const cpu = process.cpuUsage();

@@ -141,7 +141,7 @@ async function drain(
   );
   if (ctx.dialect === "postgres")
     await sql`VACUUM ANALYZE webhook_deliveries, webhook_attempts`.execute(ctx.db);
-  const dispatcher = newDispatcher(ctx);
+  const dispatcher = await newDispatcher(ctx);
   const base = receiver.count;
   const start = clock();
   dispatcher.start();

@@ -163,14 +163,16 @@ async function ingest(
 async function dispatcherChild(): Promise<void> {
   const shared = JSON.parse(process.env.PARLEY_BENCH_SHARED!) as SharedSchema;
   const target = await openPostgresTarget(process.env.PARLEY_TEST_DATABASE_URL!, shared);
-  let dispatcher: Dispatcher | undefined;
+  let dispatcher: Promise<Dispatcher> | undefined;
   process.on("message", (message: unknown) => {
     if (message === "start") {
-      dispatcher = newDispatcher(target.ctx);
-      dispatcher.start();
+      dispatcher = newDispatcher(target.ctx).then((started) => {
+        started.start();
+        return started;
+      });
     } else if (message === "stop") {
       void (async () => {
-        await dispatcher?.stop();
+        await (await dispatcher)?.stop();
         dispatcher = undefined;
         process.send!("stopped");
       })();

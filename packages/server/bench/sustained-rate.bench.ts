@@ -252,7 +252,7 @@ export async function runSustainedBench(options: SustainedOptions): Promise<void
       target.ctx.config.webhookSendThreads = options.sendThreads;
     const threads = sendThreadsFor(target.ctx.config);
     console.log(`${target.name}: ${threads} send thread(s)`);
-    const dispatcher = newDispatcher(target.ctx);
+    const dispatcher = await newDispatcher(target.ctx);
     try {
       const { ctx } = target;
       const room = await createPostingRoom(ctx);
