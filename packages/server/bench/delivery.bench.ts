@@ -28,8 +28,14 @@
  * Run: npm run bench -w @parley/server, or
  *   npx tsx bench/delivery.bench.ts [--events 5000] [--rounds 3] [--writers 16]
  *     [--steady-seconds 60] [--steady-rate 500] [--quick]
+ *     [--variant-rounds 6] [--variants-only]   (the endpoint-feature drains: how many rounds; alone)
+ *     [--send-threads N]   (Parley's send threads; default: this machine's default)
+ * PARLEY_BENCH_CPU_PROFILE=<dir>: a CPU profile of each endpoint-feature drain, written there.
  */
 import { fork } from "node:child_process";
+import { writeFile } from "node:fs/promises";
+import { Session } from "node:inspector/promises";
+import path from "node:path";
 import { createRequire } from "node:module";
 import os from "node:os";
 import v8 from "node:v8";
@@ -78,6 +84,12 @@ export interface DeliveryBenchOptions {
   /** Length of the steady run on each database; 0 skips it. */
   steadySeconds: number;
   steadyRate: number;
+  /** Rounds of the endpoint-feature drains (each variant against plain). */
+  variantRounds: number;
+  /** Only the endpoint-feature drains: no queue comparison, no steady run. */
+  variantsOnly: boolean;
+  /** Parley's send threads (PARLEY_WEBHOOK_SEND_THREADS); undefined: the machine's default. */
+  sendThreads?: number | undefined;
 }
 
 export const DELIVERY_DEFAULTS: DeliveryBenchOptions = {
@@ -86,6 +98,9 @@ export const DELIVERY_DEFAULTS: DeliveryBenchOptions = {
   writers: 16,
   steadySeconds: 60,
   steadyRate: 500,
+  // Six: each of the six variants drains once in every position of a round.
+  variantRounds: 6,
+  variantsOnly: false,
 };
 
 /** For development: a minute or two instead of several. */
@@ -616,6 +631,36 @@ const VARIANTS: readonly Variant[] = [
   "traced",
   "exported",
 ];
+/**
+ * The order of the variants in each round: a Williams square, so that over six rounds each
+ * variant drains once in every position and comes right after every other variant once (a drain
+ * leaves work behind, such as the OTLP exporter's batches; a rotation would give each variant
+ * the same predecessor every round).
+ */
+const WILLIAMS_ORDERS: readonly (readonly number[])[] = [0, 1, 2, 3, 4, 5].map((shift) =>
+  [0, 1, 5, 2, 4, 3].map((i) => (i + shift) % VARIANTS.length),
+);
+/**
+ * PARLEY_BENCH_CPU_PROFILE=<dir>: a V8 CPU profile of each timed drain of the main thread, written
+ * to <dir>/<name>.cpuprofile (undefined when unset).
+ */
+async function drainProfiler(): Promise<
+  { start(): Promise<void>; stop(name: string): Promise<void> } | undefined
+> {
+  const dir = process.env.PARLEY_BENCH_CPU_PROFILE;
+  if (!dir) return undefined;
+  const session = new Session();
+  session.connect();
+  await session.post("Profiler.enable");
+  return {
+    start: async () => void (await session.post("Profiler.start")),
+    async stop(name) {
+      const { profile } = await session.post("Profiler.stop");
+      await writeFile(path.join(dir, `${name}.cpuprofile`), JSON.stringify(profile));
+    },
+  };
+}
+
 /** What each variant must keep of the plain rate (docs/performance.md). */
 const VARIANT_TARGETS: Record<Exclude<Variant, "plain">, { label: string; target: number }> = {
   operated: { label: "signatureScheme both + 3 custom headers", target: 0.9 },
@@ -630,11 +675,12 @@ const VARIANT_TARGETS: Record<Exclude<Variant, "plain">, { label: string; target
  * plain: signing with both schemes (two HMACs, one of them made per attempt) and 3 custom headers
  * (decrypted per delivery); each CloudEvents format (the envelope re-shaped per attempt);
  * traceContext (a traceparent per attempt); and traceContext with OpenTelemetry exporting each
- * attempt's webhook.deliver span to a local OTLP/HTTP receiver. Five rounds, each running every
+ * attempt's webhook.deliver span to a local OTLP/HTTP receiver. `rounds` rounds, each running every
  * variant in a rotated order (a drain runs on a table the earlier ones grew), medians of the rates
- * and of the CPU per delivery, so the machine's other load weighs on all alike.
+ * and of the CPU per delivery, so the machine's other load weighs on all alike; and the median of
+ * each round's own ratio to plain (paired in time, so a slow minute weighs on both sides of it).
  */
-async function featureOverhead(side: ParleySide, events: number): Promise<void> {
+async function featureOverhead(side: ParleySide, events: number, rounds: number): Promise<void> {
   const { ctx } = side.target;
   // The main endpoint steps aside: only this one receives.
   await ctx.db
@@ -663,12 +709,11 @@ async function featureOverhead(side: ParleySide, events: number): Promise<void> 
       variant === "cloudevents" || variant === "cloudevents-binary" ? variant : ("parley" as const),
     trace_context: variant === "traced" || variant === "exported" ? (1 as const) : (0 as const),
   });
-  const rounds = 5;
   const runs = new Map<Variant, number[]>(VARIANTS.map((v) => [v, []]));
   const cpu = new Map<Variant, number[]>(VARIANTS.map((v) => [v, []]));
+  const profiler = await drainProfiler();
   for (let round = 0; round < rounds; round++) {
-    const order = VARIANTS.map((_, i) => VARIANTS[(i + round) % VARIANTS.length]!);
-    if (round % 2 === 1) order.reverse();
+    const order = WILLIAMS_ORDERS[round % WILLIAMS_ORDERS.length]!.map((i) => VARIANTS[i]!);
     for (const variant of order) {
       await ctx.db
         .updateTable("webhooks")
@@ -676,8 +721,12 @@ async function featureOverhead(side: ParleySide, events: number): Promise<void> 
         .where("id", "=", endpointId)
         .execute();
       await inParallel(events, 16, (i) => emit(ctx, `${variant}-${round}-${i}`));
+      // As before every drain (parleyDrain): the statistics and the dead rows of the drains before.
+      if (ctx.dialect === "postgres")
+        await sql`VACUUM ANALYZE webhook_deliveries, webhook_attempts`.execute(ctx.db);
       const dispatcher = await newDispatcher(variant === "exported" ? { ...ctx, tracing } : ctx);
       const base = receiver.count;
+      await profiler?.start();
       const start = clock();
       const used = process.cpuUsage();
       dispatcher.start();
@@ -685,6 +734,7 @@ async function featureOverhead(side: ParleySide, events: number): Promise<void> 
       runs.get(variant)!.push((events / (clock() - start)) * 1000);
       const { user, system } = process.cpuUsage(used);
       cpu.get(variant)!.push((user + system) / events);
+      await profiler?.stop(`${ctx.dialect}-${variant}-${round}`);
       await dispatcher.stop();
     }
   }
@@ -697,12 +747,14 @@ async function featureOverhead(side: ParleySide, events: number): Promise<void> 
     `  plain endpoint: ${rate(plainRate)} deliveries/s, CPU ${plainCpu.toFixed(0)} µs per delivery (medians of ${rounds} rounds)`,
   );
   for (const [variant, { label, target }] of Object.entries(VARIANT_TARGETS)) {
-    const ratio = median(runs.get(variant as Variant)!) / plainRate;
+    const rates = runs.get(variant as Variant)!;
+    const ratio = median(rates) / plainRate;
+    const paired = median(rates.map((r, round) => r / runs.get("plain")![round]!));
     const used = median(cpu.get(variant as Variant)!);
     console.log(
-      `  ${label}: ${rate(median(runs.get(variant as Variant)!))} deliveries/s -> ${pct(ratio)} of plain ` +
-        `(target >= ${pct(target)}) ${ratio >= target ? "met" : "MISSED"}; CPU ${used.toFixed(0)} µs per delivery ` +
-        `(${pct(plainCpu / used)} of the plain rate at equal CPU)`,
+      `  ${label}: ${rate(median(rates))} deliveries/s -> ${pct(ratio)} of plain ` +
+        `(target >= ${pct(target)}) ${ratio >= target ? "met" : "MISSED"}; round by round ${pct(paired)}; ` +
+        `CPU ${used.toFixed(0)} µs per delivery (${pct(plainCpu / used)} of the plain rate at equal CPU)`,
     );
   }
 }
@@ -798,12 +850,16 @@ export async function runDeliveryBench(
   try {
     sides.push(await openParleySide(openSqliteTarget));
     if (url) sides.push(await openParleySide(() => openPostgresTarget(url)));
+    if (options.sendThreads !== undefined)
+      for (const side of sides) side.target.ctx.config.webhookSendThreads = options.sendThreads;
     const concurrency = Math.min(
       sides[0]!.target.ctx.config.webhookConcurrency,
       sides[0]!.target.ctx.config.webhookPerEndpointConcurrency,
     );
-    const participants = sides.map((side) => parleyParticipant(side, options));
-    if (url) {
+    const participants = options.variantsOnly
+      ? []
+      : sides.map((side) => parleyParticipant(side, options));
+    if (url && !options.variantsOnly) {
       const version = (
         createRequire(import.meta.url)("graphile-worker/package.json") as { version: string }
       ).version;
@@ -815,7 +871,9 @@ export async function runDeliveryBench(
       }
     }
 
-    if (hasRedisServer()) {
+    if (options.variantsOnly) {
+      // The endpoint-feature drains alone (below).
+    } else if (hasRedisServer()) {
       const version = (createRequire(import.meta.url)("bullmq/package.json") as { version: string })
         .version;
       for (const mode of ["memory", "aof"] as const) {
@@ -827,7 +885,7 @@ export async function runDeliveryBench(
 
     for (const p of participants) await p.warm();
     const bare: Array<{ rate: number; cpuMicros: number }> = [];
-    for (let round = 0; round < options.rounds; round++) {
+    for (let round = 0; round < (options.variantsOnly ? 0 : options.rounds); round++) {
       // Each round starts with a different participant, so none always gets the warmer machine.
       const order = participants.map((_, i) => participants[(i + round) % participants.length]!);
       for (const p of order) {
@@ -848,12 +906,12 @@ export async function runDeliveryBench(
       bare.push(b);
       console.log(`  round ${round + 1} ${"bare undici POST loop".padEnd(36)} ${rate(b.rate)}/s`);
     }
-    printSummary(options, bare, participants);
+    if (!options.variantsOnly) printSummary(options, bare, participants);
 
     for (const side of sides) {
       console.log(`\n${side.target.name}`);
-      if (options.steadySeconds > 0) await steadyRun(side, options);
-      await featureOverhead(side, Math.min(options.events, 3_000));
+      if (options.steadySeconds > 0 && !options.variantsOnly) await steadyRun(side, options);
+      await featureOverhead(side, Math.min(options.events, 3_000), options.variantRounds);
     }
   } finally {
     for (const peer of peers) await peer.close();
@@ -873,6 +931,9 @@ export function deliveryOptionsFrom(values: {
   writers?: string | undefined;
   "steady-seconds"?: string | undefined;
   "steady-rate"?: string | undefined;
+  "variant-rounds"?: string | undefined;
+  "variants-only"?: boolean | undefined;
+  "send-threads"?: string | undefined;
 }): DeliveryBenchOptions {
   const base = values.quick ? DELIVERY_QUICK : DELIVERY_DEFAULTS;
   return {
@@ -881,6 +942,10 @@ export function deliveryOptionsFrom(values: {
     writers: numberOption(values.writers, base.writers),
     steadySeconds: numberOption(values["steady-seconds"], base.steadySeconds),
     steadyRate: numberOption(values["steady-rate"], base.steadyRate),
+    variantRounds: numberOption(values["variant-rounds"], base.variantRounds),
+    variantsOnly: values["variants-only"] === true,
+    sendThreads:
+      values["send-threads"] === undefined ? undefined : numberOption(values["send-threads"], 0),
   };
 }
 
@@ -890,6 +955,9 @@ export const DELIVERY_FLAGS = {
   writers: { type: "string" },
   "steady-seconds": { type: "string" },
   "steady-rate": { type: "string" },
+  "variant-rounds": { type: "string" },
+  "variants-only": { type: "boolean" },
+  "send-threads": { type: "string" },
 } as const;
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
