@@ -644,7 +644,7 @@ const WILLIAMS_ORDERS: readonly (readonly number[])[] = [0, 1, 2, 3, 4, 5].map((
  * PARLEY_BENCH_CPU_PROFILE=<dir>: a V8 CPU profile of each timed drain of the main thread, written
  * to <dir>/<name>.cpuprofile (undefined when unset).
  */
-async function drainProfiler(): Promise<
+export async function drainProfiler(): Promise<
   { start(): Promise<void>; stop(name: string): Promise<void> } | undefined
 > {
   const dir = process.env.PARLEY_BENCH_CPU_PROFILE;

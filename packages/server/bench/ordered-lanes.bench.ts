@@ -18,7 +18,8 @@ import { sql } from "kysely";
 import type { AppContext } from "../src/app-context.js";
 import type { Ordering } from "../src/db/schema.js";
 import { openTargets, type BenchTarget } from "./bench-targets.js";
-import { addEndpoint, clock, newDispatcher, SECRET } from "./delivery.bench.js";
+import { addEndpoint, clock, drainProfiler, newDispatcher, SECRET } from "./delivery.bench.js";
+import { postgresServerCpu, postgresServerCpuSince } from "./cpu-accounting.js";
 import { inParallel } from "./in-parallel.js";
 import { numberOption } from "./number-option.js";
 
@@ -122,13 +123,23 @@ async function useEndpoint(ctx: AppContext, id: number, ordering: Ordering): Pro
   await ctx.db.updateTable("webhooks").set({ enabled: 1, ordering }).where("id", "=", id).execute();
 }
 
-/** Queues `events` USER_JOINED_ROOM events over 100 rooms, then drains them: deliveries/s. */
+/** A drain's deliveries/s, and µs of CPU per delivery of this process and of the database server. */
+interface DrainFigures {
+  rate: number;
+  cpu: number;
+  dbCpu: number;
+}
+
+/**
+ * Queues `events` USER_JOINED_ROOM events over 100 rooms, then drains them (with
+ * PARLEY_BENCH_CPU_PROFILE set, each drain's CPU profile is written there).
+ */
 async function drain(
   target: BenchTarget,
   receiver: DelayedReceiver,
   tag: string,
   events: number,
-): Promise<number> {
+): Promise<DrainFigures> {
   const { ctx } = target;
   await inParallel(events, WRITERS, (i) =>
     ctx.database.transaction((tx) =>
@@ -142,13 +153,24 @@ async function drain(
   if (ctx.dialect === "postgres")
     await sql`VACUUM ANALYZE webhook_deliveries, webhook_attempts`.execute(ctx.db);
   const dispatcher = await newDispatcher(ctx);
+  const profiler = await drainProfiler();
+  await profiler?.start();
   const base = receiver.count;
+  const database = ctx.dialect === "postgres" ? postgresServerCpu() : undefined;
+  const cpu = process.cpuUsage();
   const start = clock();
   dispatcher.start();
   await receiver.waitFor(base + events, 600_000);
   const elapsed = clock() - start;
+  const used = process.cpuUsage(cpu);
+  const dbUsed = database === undefined ? 0 : postgresServerCpuSince(database);
+  await profiler?.stop(`ordered-${ctx.dialect}-${tag}`);
   await dispatcher.stop();
-  return (events / elapsed) * 1000;
+  return {
+    rate: (events / elapsed) * 1000,
+    cpu: (used.user + used.system) / events,
+    dbCpu: dbUsed / events,
+  };
 }
 
 const median = (values: number[]) => {
@@ -188,24 +210,28 @@ export async function runOrderedLanesBench(options: OrderedLanesOptions): Promis
         const order: Array<"none" | "room"> = round % 2 === 0 ? ["none", "room"] : ["room", "none"];
         for (const ordering of order) {
           await useEndpoint(target.ctx, plain, ordering);
-          const rate = await drain(target, fast, `${ordering}-${round}`, options.events);
+          const { rate, cpu, dbCpu } = await drain(
+            target,
+            fast,
+            `${ordering}-${round}`,
+            options.events,
+          );
           rates[ordering].push(rate);
           console.log(
-            `  ${target.name} round ${round + 1}: ordering ${ordering}: ${rate.toFixed(0)}/s`,
+            `  ${target.name} round ${round + 1}: ordering ${ordering}: ${rate.toFixed(0)}/s, ` +
+              `CPU ${cpu.toFixed(0)} µs per delivery` +
+              (target.ctx.dialect === "postgres" ? ` + database ${dbCpu.toFixed(0)} µs` : ""),
           );
         }
       }
       await useEndpoint(target.ctx, endpoint1, "endpoint");
-      const at1 = await drain(target, oneMs, "endpoint-1ms", options.endpointEvents);
+      const at1 = (await drain(target, oneMs, "endpoint-1ms", options.endpointEvents)).rate;
       await useEndpoint(target.ctx, endpoint50, "endpoint");
-      const at50 = await drain(
-        target,
-        fiftyMs,
-        "endpoint-50ms",
-        Math.ceil(options.endpointEvents / 10),
-      );
+      const at50 = (
+        await drain(target, fiftyMs, "endpoint-50ms", Math.ceil(options.endpointEvents / 10))
+      ).rate;
       await useEndpoint(target.ctx, endpoint1, "none");
-      const none1 = await drain(target, oneMs, "none-1ms", options.endpointEvents);
+      const none1 = (await drain(target, oneMs, "none-1ms", options.endpointEvents)).rate;
 
       const none = median(rates.none);
       const room = median(rates.room);
