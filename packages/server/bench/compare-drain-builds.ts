@@ -20,8 +20,6 @@
 // warm-up and the queueing left out) to <dir>/<before|after>-<dialect>-<pid>-<drain>.cpuprofile.
 import { fork } from "node:child_process";
 import path from "node:path";
-import { writeFile } from "node:fs/promises";
-import { Session } from "node:inspector/promises";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { median } from "./bench-targets.js";
@@ -29,6 +27,7 @@ import type * as BenchTargets from "./bench-targets.js";
 import { postgresServerCpu, postgresServerCpuSince } from "./cpu-accounting.js";
 import type * as DeliveryBench from "./delivery.bench.js";
 import type * as InParallel from "./in-parallel.js";
+import { drainProfiler } from "./drain-profiler.js";
 import { numberOption } from "./number-option.js";
 
 type Dialect = "sqlite" | "postgres";
@@ -44,12 +43,7 @@ interface Drain {
 
 /** In the forked process: the drains of the build at `tree`, reported to the parent. */
 async function serve(tree: string, side: string, dialect: Dialect, events: number, drains: number) {
-  const profileDir = process.env.PARLEY_BENCH_CPU_PROFILE;
-  const profiler = profileDir ? new Session() : undefined;
-  if (profiler) {
-    profiler.connect();
-    await profiler.post("Profiler.enable");
-  }
+  const profiler = await drainProfiler();
   const bench = (name: string) =>
     import(pathToFileURL(path.join(tree, "packages/server/bench", name)).href);
   const targets = (await bench("bench-targets.ts")) as typeof BenchTargets;
@@ -77,7 +71,7 @@ async function serve(tree: string, side: string, dialect: Dialect, events: numbe
       }
       // Awaited: a build's newDispatcher may start its sender's threads first (not timed).
       const dispatcher = await delivery.newDispatcher(ctx);
-      if (profiler && drain >= 0) await profiler.post("Profiler.start");
+      if (drain >= 0) await profiler?.start();
       const base = receiver.count;
       const db = dialect === "postgres" ? postgresServerCpu() : undefined;
       const cpu = process.cpuUsage();
@@ -87,13 +81,7 @@ async function serve(tree: string, side: string, dialect: Dialect, events: numbe
       const elapsed = performance.now() - started;
       const used = process.cpuUsage(cpu);
       const dbUsed = db ? postgresServerCpuSince(db) : 0;
-      if (profiler && drain >= 0) {
-        const { profile } = await profiler.post("Profiler.stop");
-        await writeFile(
-          path.join(profileDir!, `${side}-${dialect}-${process.pid}-${drain}.cpuprofile`),
-          JSON.stringify(profile),
-        );
-      }
+      if (drain >= 0) await profiler?.stop(`${side}-${dialect}-${process.pid}-${drain}`);
       await dispatcher.stop();
       if (drain >= 0)
         process.send!({

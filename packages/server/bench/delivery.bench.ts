@@ -33,9 +33,6 @@
  * PARLEY_BENCH_CPU_PROFILE=<dir>: a CPU profile of each endpoint-feature drain, written there.
  */
 import { fork } from "node:child_process";
-import { writeFile } from "node:fs/promises";
-import { Session } from "node:inspector/promises";
-import path from "node:path";
 import { createRequire } from "node:module";
 import os from "node:os";
 import v8 from "node:v8";
@@ -71,6 +68,7 @@ import {
 import { postgresServerCpu, postgresServerCpuSince, processCpuMicros } from "./cpu-accounting.js";
 import { hasRedisServer, openBullMqPeer, type BullMqPeer } from "./bullmq-peer.js";
 import { openGraphilePeer, type GraphilePeer } from "./graphile-worker-peer.js";
+import { drainProfiler } from "./drain-profiler.js";
 import { numberOption } from "./number-option.js";
 import { inParallel } from "./in-parallel.js";
 
@@ -640,27 +638,6 @@ const VARIANTS: readonly Variant[] = [
 const WILLIAMS_ORDERS: readonly (readonly number[])[] = [0, 1, 2, 3, 4, 5].map((shift) =>
   [0, 1, 5, 2, 4, 3].map((i) => (i + shift) % VARIANTS.length),
 );
-/**
- * PARLEY_BENCH_CPU_PROFILE=<dir>: a V8 CPU profile of each timed drain of the main thread, written
- * to <dir>/<name>.cpuprofile (undefined when unset).
- */
-export async function drainProfiler(): Promise<
-  { start(): Promise<void>; stop(name: string): Promise<void> } | undefined
-> {
-  const dir = process.env.PARLEY_BENCH_CPU_PROFILE;
-  if (!dir) return undefined;
-  const session = new Session();
-  session.connect();
-  await session.post("Profiler.enable");
-  return {
-    start: async () => void (await session.post("Profiler.start")),
-    async stop(name) {
-      const { profile } = await session.post("Profiler.stop");
-      await writeFile(path.join(dir, `${name}.cpuprofile`), JSON.stringify(profile));
-    },
-  };
-}
-
 /** What each variant must keep of the plain rate (docs/performance.md). */
 const VARIANT_TARGETS: Record<Exclude<Variant, "plain">, { label: string; target: number }> = {
   operated: { label: "signatureScheme both + 3 custom headers", target: 0.9 },
@@ -676,7 +653,7 @@ const VARIANT_TARGETS: Record<Exclude<Variant, "plain">, { label: string; target
  * (decrypted per delivery); each CloudEvents format (the envelope re-shaped per attempt);
  * traceContext (a traceparent per attempt); and traceContext with OpenTelemetry exporting each
  * attempt's webhook.deliver span to a local OTLP/HTTP receiver. `rounds` rounds, each running every
- * variant in a rotated order (a drain runs on a table the earlier ones grew), medians of the rates
+ * variant in the order of WILLIAMS_ORDERS (a drain runs on a table the earlier ones grew), medians of the rates
  * and of the CPU per delivery, so the machine's other load weighs on all alike; and the median of
  * each round's own ratio to plain (paired in time, so a slow minute weighs on both sides of it).
  */
@@ -852,61 +829,62 @@ export async function runDeliveryBench(
     if (url) sides.push(await openParleySide(() => openPostgresTarget(url)));
     if (options.sendThreads !== undefined)
       for (const side of sides) side.target.ctx.config.webhookSendThreads = options.sendThreads;
-    const concurrency = Math.min(
-      sides[0]!.target.ctx.config.webhookConcurrency,
-      sides[0]!.target.ctx.config.webhookPerEndpointConcurrency,
-    );
-    const participants = options.variantsOnly
-      ? []
-      : sides.map((side) => parleyParticipant(side, options));
-    if (url && !options.variantsOnly) {
-      const version = (
-        createRequire(import.meta.url)("graphile-worker/package.json") as { version: string }
-      ).version;
-      const receiver = sides.at(-1)!.receiver;
-      for (const mode of ["plain", "batched"] as const) {
-        const peer = await openGraphilePeer({ databaseUrl: url, receiver, concurrency, mode });
-        peers.push(peer);
-        participants.push(graphileParticipant(peer, version, options));
+    // The queue comparison (Parley and its peers, drains and bursts), unless only the
+    // endpoint-feature drains were asked for.
+    if (!options.variantsOnly) {
+      const concurrency = Math.min(
+        sides[0]!.target.ctx.config.webhookConcurrency,
+        sides[0]!.target.ctx.config.webhookPerEndpointConcurrency,
+      );
+      const participants = sides.map((side) => parleyParticipant(side, options));
+      if (url) {
+        const version = (
+          createRequire(import.meta.url)("graphile-worker/package.json") as { version: string }
+        ).version;
+        const receiver = sides.at(-1)!.receiver;
+        for (const mode of ["plain", "batched"] as const) {
+          const peer = await openGraphilePeer({ databaseUrl: url, receiver, concurrency, mode });
+          peers.push(peer);
+          participants.push(graphileParticipant(peer, version, options));
+        }
       }
-    }
 
-    if (options.variantsOnly) {
-      // The endpoint-feature drains alone (below).
-    } else if (hasRedisServer()) {
-      const version = (createRequire(import.meta.url)("bullmq/package.json") as { version: string })
-        .version;
-      for (const mode of ["memory", "aof"] as const) {
-        const peer = await openBullMqPeer({ receiver: sides[0]!.receiver, concurrency, mode });
-        bullPeers.push(peer);
-        participants.push(bullMqParticipant(peer, version, options));
-      }
-    } else console.log("(BullMQ skipped: redis-server is not on PATH)");
+      if (hasRedisServer()) {
+        const version = (
+          createRequire(import.meta.url)("bullmq/package.json") as { version: string }
+        ).version;
+        for (const mode of ["memory", "aof"] as const) {
+          const peer = await openBullMqPeer({ receiver: sides[0]!.receiver, concurrency, mode });
+          bullPeers.push(peer);
+          participants.push(bullMqParticipant(peer, version, options));
+        }
+      } else console.log("(BullMQ skipped: redis-server is not on PATH)");
 
-    for (const p of participants) await p.warm();
-    const bare: Array<{ rate: number; cpuMicros: number }> = [];
-    for (let round = 0; round < (options.variantsOnly ? 0 : options.rounds); round++) {
-      // Each round starts with a different participant, so none always gets the warmer machine.
-      const order = participants.map((_, i) => participants[(i + round) % participants.length]!);
-      for (const p of order) {
-        const drain = await p.drain(round);
-        const burst = await p.burst(round);
-        p.drains.push(drain);
-        p.bursts.push(burst);
-        console.log(
-          `  round ${round + 1} ${p.label.padEnd(36)} drain ${rate(drain.rate).padStart(6)}/s, ` +
-            `burst ${rate(burst.rate).padStart(6)}/s (commits ${rate(burst.commitRate)}/s, p99 ${ms(burst.p99)})`,
-        );
+      for (const p of participants) await p.warm();
+      const bare: Array<{ rate: number; cpuMicros: number }> = [];
+      for (let round = 0; round < options.rounds; round++) {
+        // Each round starts with a different participant, so none always gets the warmer machine.
+        const order = participants.map((_, i) => participants[(i + round) % participants.length]!);
+        for (const p of order) {
+          const drain = await p.drain(round);
+          const burst = await p.burst(round);
+          p.drains.push(drain);
+          p.bursts.push(burst);
+          console.log(
+            `  round ${round + 1} ${p.label.padEnd(36)} drain ${rate(drain.rate).padStart(6)}/s, ` +
+              `burst ${rate(burst.rate).padStart(6)}/s (commits ${rate(burst.commitRate)}/s, p99 ${ms(burst.p99)})`,
+          );
+        }
+        const receiver = sides[0]!.receiver;
+        const before = receiver.count;
+        const b = await barePostRate(receiver.url, concurrency, options.events);
+        // Arrivals are reported every 5 ms: count them all before anything else measures.
+        await receiver.waitFor(before + options.events, 30_000);
+        bare.push(b);
+        console.log(`  round ${round + 1} ${"bare undici POST loop".padEnd(36)} ${rate(b.rate)}/s`);
       }
-      const receiver = sides[0]!.receiver;
-      const before = receiver.count;
-      const b = await barePostRate(receiver.url, concurrency, options.events);
-      // Arrivals are reported every 5 ms: count them all before anything else measures.
-      await receiver.waitFor(before + options.events, 30_000);
-      bare.push(b);
-      console.log(`  round ${round + 1} ${"bare undici POST loop".padEnd(36)} ${rate(b.rate)}/s`);
+      printSummary(options, bare, participants);
     }
-    if (!options.variantsOnly) printSummary(options, bare, participants);
 
     for (const side of sides) {
       console.log(`\n${side.target.name}`);
